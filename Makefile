@@ -1,0 +1,44 @@
+# ttm-overcommit harness. 'make help' lists the targets.
+SHELL := /bin/bash
+H := harness
+
+.PHONY: all help deps base tree export kunit boot verify check harness-test
+
+all: tree boot ## Build the patched kernel, boot it under QEMU and run its tests
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{ printf "  %-14s %s\n", $$1, $$2 }'
+
+deps: ## Install the Debian packages the harness needs
+	@bash $(H)/deps.sh
+
+base: deps ## Install and check the pinned base (series/base)
+	@bash $(H)/base.sh
+
+tree: base ## build/linux = base + series/*.patch (git am, no fuzz)
+	@bash $(H)/tree.sh
+
+export: ## series/ and the browsable view from build/linux base..HEAD
+	@bash $(H)/export.sh
+
+kunit: tree ## Run every KUnit suite of kunit-configs/ in one UML kernel
+	@bash $(H)/kunit.sh
+
+boot: tree ## Boot an x86_64 test kernel under QEMU (TCG), run KUnit and selftests
+	@bash $(H)/boot.sh
+
+verify: tree ## Reviewer checks: apply, bisect, view, checkpatch, sparse, W=1, kernel-doc
+	@bash $(H)/verify.sh
+
+harness-test: ## Prove the harness fails on broken input
+	@bash $(H)/tests/run.sh
+
+check: ## verify + kunit + boot + harness-test: the test command
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory tree && \
+	$(MAKE) --no-print-directory kunit && \
+	$(MAKE) --no-print-directory verify && \
+	$(MAKE) --no-print-directory boot && \
+	$(MAKE) --no-print-directory harness-test && \
+	echo "make check: passed in $$(( $$(date +%s) - start )) s"

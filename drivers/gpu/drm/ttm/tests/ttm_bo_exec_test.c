@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0 AND MIT
+/*
+ * KUnit tests for eviction that locks its victims through the caller's
+ * drm_exec transaction.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+
+#include <drm/drm_exec.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
+
+#include "ttm_kunit_helpers.h"
+#include "ttm_mock_manager.h"
+
+#define EXEC_BO_SIZE		SZ_128K
+
+#define STRESS_THREADS		8
+#define STRESS_TXNS		200
+#define STRESS_BOS		16
+#define STRESS_MAX_SET		6
+/* Half of what the BOs need: a 2x overcommit. */
+#define STRESS_VRAM_SIZE	(STRESS_BOS * EXEC_BO_SIZE / 2)
+
+static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place vram_place = { .mem_type = TTM_PL_VRAM };
+
+static struct ttm_placement sys_placement = {
+	.num_placement = 1,
+	.placement = &sys_place,
+};
+
+static struct ttm_placement vram_placement = {
+	.num_placement = 1,
+	.placement = &vram_place,
+};
+
+/* The tests are about who may move what, so moves copy nothing. */
+static int exec_test_move(struct ttm_buffer_object *bo, bool evict,
+			  struct ttm_operation_ctx *ctx,
+			  struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
+static void exec_test_evict_flags(struct ttm_buffer_object *bo,
+				  struct ttm_placement *placement)
+{
+	*placement = sys_placement;
+}
+
+static int ttm_bo_exec_test_init(struct kunit *test)
+{
+	struct ttm_test_devices *priv;
+	struct ttm_device_funcs *funcs;
+	int err;
+
+	err = ttm_test_devices_init(test);
+	if (err)
+		return err;
+	priv = test->priv;
+
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = ttm_dev_funcs;
+	funcs->move = exec_test_move;
+	funcs->evict_flags = exec_test_evict_flags;
+
+	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
+
+	return ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, false,
+						false, funcs);
+}
+
+static void ttm_bo_exec_test_fini(struct kunit *test)
+{
+	struct ttm_test_devices *priv = test->priv;
+
+	if (ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM))
+		ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
+	ttm_test_devices_fini(test);
+}
+
+static struct ttm_resource_manager *exec_test_vram(struct kunit *test,
+						   u32 size)
+{
+	struct ttm_test_devices *priv = test->priv;
+
+	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(priv->ttm_dev, TTM_PL_VRAM,
+						    size), 0);
+	return ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
+}
+
+/* An unlocked BO with its own reservation object, placed in @placement. */
+static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
+					      struct ttm_placement *placement)
+{
+	struct ttm_test_devices *priv = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *bo;
+	int err;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+
+	drm_gem_private_object_init(priv->drm, &bo->base, EXEC_BO_SIZE);
+	err = ttm_bo_init_reserved(priv->ttm_dev, bo, ttm_bo_type_device,
+				   placement, PAGE_SIZE, &ctx, NULL, NULL,
+				   &dummy_ttm_bo_destroy);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	dma_resv_unlock(bo->base.resv);
+
+	return bo;
+}
+
+static bool exec_holds(struct drm_exec *exec, struct ttm_buffer_object *bo)
+{
+	struct drm_gem_object *obj;
+
+	drm_exec_for_each_locked_object(exec, obj)
+		if (obj == &bo->base)
+			return true;
+	return false;
+}
+
+/*
+ * The younger of two transactions needs a BO the older holds. It gets
+ * -EDEADLK with that BO as the contended object, backs off, and succeeds in
+ * the same transaction once the older one is done.
+ */
+static void ttm_bo_exec_evict_contended(struct kunit *test)
+{
+	struct ttm_buffer_object *held, *own, *bo;
+	struct ttm_operation_ctx ctx = { };
+	struct drm_exec older, younger;
+	bool older_done = false;
+	int deadlocks = 0;
+	int err;
+
+	exec_test_vram(test, 2 * EXEC_BO_SIZE);
+	held = exec_test_bo(test, &vram_placement);
+	own = exec_test_bo(test, &vram_placement);
+	bo = exec_test_bo(test, &sys_placement);
+
+	/* The older transaction takes its stamp first. */
+	drm_exec_init(&older, 0, 0);
+	drm_exec_until_all_locked(&older) {
+		err = drm_exec_lock_obj(&older, &held->base);
+		drm_exec_retry_on_contention(&older);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	drm_exec_init(&younger, 0, 0);
+	ctx.exec = &younger;
+	drm_exec_until_all_locked(&younger) {
+		err = drm_exec_lock_obj(&younger, &own->base);
+		drm_exec_retry_on_contention(&younger);
+		if (err)
+			break;
+		err = drm_exec_lock_obj(&younger, &bo->base);
+		drm_exec_retry_on_contention(&younger);
+		if (err)
+			break;
+
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		if (err == -EDEADLK) {
+			KUNIT_EXPECT_PTR_EQ(test, younger.contended,
+					    &held->base);
+			deadlocks++;
+			if (!older_done) {
+				drm_exec_fini(&older);
+				older_done = true;
+			}
+		}
+		drm_exec_retry_on_contention(&younger);
+	}
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_GE(test, deadlocks, 1);
+	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, own->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, held->resource->mem_type, TTM_PL_SYSTEM);
+
+	drm_exec_fini(&younger);
+	if (!older_done)
+		drm_exec_fini(&older);
+	ttm_bo_put(bo);
+	ttm_bo_put(own);
+	ttm_bo_put(held);
+}
+
+/* Without an exec in the context, the same conflict fails as in 6.12. */
+static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
+{
+	struct ttm_buffer_object *held, *own, *bo;
+	struct ttm_operation_ctx ctx = { };
+	struct drm_exec older, younger;
+	int err;
+
+	exec_test_vram(test, 2 * EXEC_BO_SIZE);
+	held = exec_test_bo(test, &vram_placement);
+	own = exec_test_bo(test, &vram_placement);
+	bo = exec_test_bo(test, &sys_placement);
+
+	drm_exec_init(&older, 0, 0);
+	drm_exec_until_all_locked(&older) {
+		err = drm_exec_lock_obj(&older, &held->base);
+		drm_exec_retry_on_contention(&older);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	drm_exec_init(&younger, 0, 0);
+	drm_exec_until_all_locked(&younger) {
+		err = drm_exec_lock_obj(&younger, &own->base);
+		drm_exec_retry_on_contention(&younger);
+		if (err)
+			break;
+		err = drm_exec_lock_obj(&younger, &bo->base);
+		drm_exec_retry_on_contention(&younger);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	err = ttm_bo_validate(bo, &vram_placement, &ctx);
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_FALSE(test, drm_exec_is_contended(&younger));
+	KUNIT_EXPECT_EQ(test, held->resource->mem_type, TTM_PL_VRAM);
+
+	drm_exec_fini(&younger);
+	drm_exec_fini(&older);
+	ttm_bo_put(bo);
+	ttm_bo_put(own);
+	ttm_bo_put(held);
+}
+
+static const u32 exec_flags_cases[] = { 0, DRM_EXEC_IGNORE_DUPLICATES };
+
+static void exec_flags_desc(const u32 *flags, char *desc)
+{
+	strscpy(desc, *flags ? "ignore-duplicates" : "default",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_flags, exec_flags_cases, exec_flags_desc);
+
+/*
+ * A BO the transaction already holds is its own working set: eviction
+ * skips it, and never unlocks it behind the transaction's back.
+ */
+static void ttm_bo_exec_skips_own_bos(struct kunit *test)
+{
+	const u32 *flags = test->param_value;
+	struct ttm_buffer_object *own, *bo;
+	struct ttm_operation_ctx ctx = { };
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, EXEC_BO_SIZE);
+	own = exec_test_bo(test, &vram_placement);
+	bo = exec_test_bo(test, &sys_placement);
+
+	drm_exec_init(&exec, *flags, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		err = drm_exec_lock_obj(&exec, &own->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		drm_exec_retry_on_contention(&exec);
+	}
+
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, own->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
+	KUNIT_EXPECT_PTR_EQ(test, dma_resv_locking_ctx(own->base.resv),
+			    &exec.ticket);
+
+	drm_exec_fini(&exec);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(own->base.resv));
+	ttm_bo_put(bo);
+	ttm_bo_put(own);
+}
+
+enum exec_orphan { EXEC_ZOMBIE, EXEC_GHOST };
+
+static const enum exec_orphan exec_orphan_cases[] = { EXEC_ZOMBIE, EXEC_GHOST };
+
+static void exec_orphan_desc(const enum exec_orphan *kind, char *desc)
+{
+	strscpy(desc, *kind == EXEC_ZOMBIE ? "zombie" : "ghost",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_orphan, exec_orphan_cases, exec_orphan_desc);
+
+/*
+ * A zombie (GEM reference count at zero) or a ghost (no DRM device) that
+ * another transaction holds must not be locked through the exec: that would
+ * take a GEM reference it does not have. Eviction passes it by.
+ */
+static void ttm_bo_exec_skips_orphans(struct kunit *test)
+{
+	const enum exec_orphan *kind = test->param_value;
+	struct ttm_buffer_object *orphan, *bo;
+	struct ttm_operation_ctx ctx = { };
+	struct ww_acquire_ctx older;
+	struct drm_device *dev;
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, EXEC_BO_SIZE);
+	orphan = exec_test_bo(test, &vram_placement);
+	bo = exec_test_bo(test, &sys_placement);
+
+	ww_acquire_init(&older, &reservation_ww_class);
+	KUNIT_ASSERT_EQ(test, dma_resv_lock(orphan->base.resv, &older), 0);
+
+	dev = orphan->base.dev;
+	if (*kind == EXEC_ZOMBIE)
+		refcount_set(&orphan->base.refcount.refcount, 0);
+	else
+		orphan->base.dev = NULL;
+
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	/* No retry loop: a wrong -EDEADLK would block on the older holder. */
+	err = ttm_bo_validate(bo, &vram_placement, &ctx);
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_FALSE(test, drm_exec_is_contended(&exec));
+	KUNIT_EXPECT_FALSE(test, exec_holds(&exec, orphan));
+	drm_exec_fini(&exec);
+
+	if (*kind == EXEC_ZOMBIE)
+		KUNIT_EXPECT_EQ(test, kref_read(&orphan->base.refcount), 0);
+	refcount_set(&orphan->base.refcount.refcount, 1);
+	orphan->base.dev = dev;
+
+	dma_resv_unlock(orphan->base.resv);
+	ww_acquire_fini(&older);
+	ttm_bo_put(bo);
+	ttm_bo_put(orphan);
+}
+
+struct exec_holder {
+	struct ttm_buffer_object *bo;
+	struct completion locked;
+	struct completion done;
+};
+
+/* A younger transaction that holds @bo until an older one waits for it. */
+static int exec_holder_fn(void *arg)
+{
+	struct exec_holder *h = arg;
+	struct ww_acquire_ctx ticket;
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	WARN_ON(dma_resv_lock(h->bo->base.resv, &ticket));
+	complete(&h->locked);
+
+	while (list_empty_careful(&h->bo->base.resv->lock.base.wait_list))
+		usleep_range(100, 200);
+
+	dma_resv_unlock(h->bo->base.resv);
+	ww_acquire_fini(&ticket);
+	complete(&h->done);
+	return 0;
+}
+
+/*
+ * A victim that eviction had to wait for, and then moved, stays locked in
+ * the transaction until it ends, so its owner cannot move it straight back.
+ */
+static void ttm_bo_exec_moved_victim_stays_locked(struct kunit *test)
+{
+	struct ttm_operation_ctx ctx = { };
+	struct exec_holder holder = { };
+	struct ttm_buffer_object *bo;
+	struct task_struct *task;
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, EXEC_BO_SIZE);
+	holder.bo = exec_test_bo(test, &vram_placement);
+	bo = exec_test_bo(test, &sys_placement);
+	init_completion(&holder.locked);
+	init_completion(&holder.done);
+
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+
+	/*
+	 * This test is about waiting, not backing off: keep the ww-mutex
+	 * slowpath debugging from injecting an -EDEADLK on the victim.
+	 */
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+	exec.ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+
+	/* The holder's ticket is younger: the exec waits for it, no -EDEADLK. */
+	task = kthread_run(exec_holder_fn, &holder, "ttm-exec-holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&holder.locked);
+
+	err = ttm_bo_validate(bo, &vram_placement, &ctx);
+	wait_for_completion(&holder.done);
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, holder.bo->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_TRUE(test, exec_holds(&exec, holder.bo));
+	KUNIT_EXPECT_PTR_EQ(test, dma_resv_locking_ctx(holder.bo->base.resv),
+			    &exec.ticket);
+
+	drm_exec_fini(&exec);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(holder.bo->base.resv));
+	ttm_bo_put(bo);
+	ttm_bo_put(holder.bo);
+}
+
+struct exec_stress {
+	struct ttm_buffer_object *bos[STRESS_BOS];
+	bool use_exec;
+	atomic_t failures;
+	atomic_t backoffs;
+};
+
+struct exec_stress_worker {
+	struct exec_stress *stress;
+	struct completion done;
+	u32 seed;
+};
+
+/*
+ * Let the other transactions run. UML has one CPU and does not preempt:
+ * without yield() the threads run one after another and never contend.
+ * schedule() rarely switches, and a sleep makes the test 100 times slower.
+ */
+static void exec_stress_interleave(void)
+{
+	yield();
+}
+
+/* One transaction: lock 2 to 6 random BOs and validate each into VRAM. */
+static void exec_stress_transaction(struct exec_stress *s,
+				    struct rnd_state *rnd)
+{
+	struct ttm_buffer_object *set[STRESS_MAX_SET];
+	struct ttm_operation_ctx ctx = { };
+	unsigned int n, i;
+	struct drm_exec exec;
+	int err = 0;
+
+	n = 2 + prandom_u32_state(rnd) % (STRESS_MAX_SET - 1);
+	for (i = 0; i < n; i++)
+		set[i] = s->bos[prandom_u32_state(rnd) % STRESS_BOS];
+
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, n);
+	if (s->use_exec)
+		ctx.exec = &exec;
+
+	drm_exec_until_all_locked(&exec) {
+		for (i = 0; i < n; i++) {
+			err = drm_exec_lock_obj(&exec, &set[i]->base);
+			drm_exec_retry_on_contention(&exec);
+			if (err)
+				goto out;
+			exec_stress_interleave();
+		}
+		for (i = 0; i < n; i++) {
+			err = ttm_bo_validate(set[i], &vram_placement, &ctx);
+			if (err == -EDEADLK)
+				atomic_inc(&s->backoffs);
+			drm_exec_retry_on_contention(&exec);
+			if (err)
+				goto out;
+			exec_stress_interleave();
+		}
+	}
+	/* Hold the set for a while, as a job would. */
+	exec_stress_interleave();
+out:
+	if (err)
+		atomic_inc(&s->failures);
+	drm_exec_fini(&exec);
+}
+
+static int exec_stress_fn(void *arg)
+{
+	struct exec_stress_worker *w = arg;
+	struct rnd_state rnd;
+	int i;
+
+	prandom_seed_state(&rnd, w->seed);
+	for (i = 0; i < STRESS_TXNS; i++)
+		exec_stress_transaction(w->stress, &rnd);
+
+	complete(&w->done);
+	return 0;
+}
+
+/* Every BO is placed and VRAM usage is exactly what its BOs hold. */
+static void exec_stress_check(struct kunit *test, struct exec_stress *s,
+			      struct ttm_resource_manager *vram)
+{
+	u64 in_vram = 0;
+	int i;
+
+	for (i = 0; i < STRESS_BOS; i++) {
+		struct ttm_buffer_object *bo = s->bos[i];
+
+		KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(bo->base.resv));
+		KUNIT_ASSERT_NOT_NULL(test, bo->resource);
+		if (bo->resource->mem_type == TTM_PL_VRAM)
+			in_vram += bo->base.size;
+		else
+			KUNIT_EXPECT_EQ(test, bo->resource->mem_type,
+					TTM_PL_SYSTEM);
+	}
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(vram), in_vram);
+}
+
+static void exec_stress_run(struct kunit *test, struct exec_stress *s,
+			    struct ttm_resource_manager *vram)
+{
+	struct exec_stress_worker *workers;
+	struct task_struct *task;
+	int i;
+
+	workers = kunit_kcalloc(test, STRESS_THREADS, sizeof(*workers),
+				GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, workers);
+
+	for (i = 0; i < STRESS_BOS; i++)
+		s->bos[i] = exec_test_bo(test, &sys_placement);
+
+	for (i = 0; i < STRESS_THREADS; i++) {
+		workers[i].stress = s;
+		workers[i].seed = i + 1;
+		init_completion(&workers[i].done);
+		task = kthread_run(exec_stress_fn, &workers[i],
+				   "ttm-exec-stress/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	for (i = 0; i < STRESS_THREADS; i++)
+		wait_for_completion(&workers[i].done);
+
+	exec_stress_check(test, s, vram);
+	for (i = 0; i < STRESS_BOS; i++)
+		ttm_bo_put(s->bos[i]);
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(vram), 0);
+}
+
+/*
+ * 8 threads run 200 transactions each against a 2x overcommitted VRAM,
+ * once through the 6.12 path and once with the exec in the context. With the
+ * exec, no transaction fails. The back-off count proves the run contended.
+ */
+static void ttm_bo_exec_stress(struct kunit *test)
+{
+	struct exec_stress *baseline, *exec;
+	struct ttm_resource_manager *vram;
+
+	baseline = kunit_kzalloc(test, sizeof(*baseline), GFP_KERNEL);
+	exec = kunit_kzalloc(test, sizeof(*exec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, baseline);
+	KUNIT_ASSERT_NOT_NULL(test, exec);
+	exec->use_exec = true;
+
+	vram = exec_test_vram(test, STRESS_VRAM_SIZE);
+	exec_stress_run(test, baseline, vram);
+	exec_stress_run(test, exec, vram);
+
+	kunit_info(test, "6.12 path: %d of %d transactions failed\n",
+		   atomic_read(&baseline->failures),
+		   STRESS_THREADS * STRESS_TXNS);
+	kunit_info(test, "exec-aware: %d of %d failed, %d eviction back-offs\n",
+		   atomic_read(&exec->failures), STRESS_THREADS * STRESS_TXNS,
+		   atomic_read(&exec->backoffs));
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&exec->failures), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
+}
+
+static struct kunit_case ttm_bo_exec_test_cases[] = {
+	KUNIT_CASE(ttm_bo_exec_evict_contended),
+	KUNIT_CASE(ttm_bo_exec_evict_contended_no_exec),
+	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
+	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
+	KUNIT_CASE(ttm_bo_exec_moved_victim_stays_locked),
+	KUNIT_CASE_SLOW(ttm_bo_exec_stress),
+	{}
+};
+
+static struct kunit_suite ttm_bo_exec_test_suite = {
+	.name = "ttm_bo_exec",
+	.init = ttm_bo_exec_test_init,
+	.exit = ttm_bo_exec_test_fini,
+	.test_cases = ttm_bo_exec_test_cases,
+};
+
+kunit_test_suites(&ttm_bo_exec_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for exec-aware TTM eviction");
+MODULE_LICENSE("GPL and additional rights");

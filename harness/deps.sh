@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install the Debian packages the harness needs. Idempotent; only Debian's
+# archive is used.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(bc bison flex libelf-dev libssl-dev cpio python3 xz-utils make gcc
+      git git-email sparse codespell python3-ply python3-git qemu-system-x86 busybox-static)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+note "installing ${missing[*]}"
+[ "$(id -u)" -eq 0 ] || die "need root to install: ${missing[*]}"
+apt-get update -qq >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Summarise KTAP output (KUnit results) from a log or a console.
+
+Counts leaf tests per suite (parameterised cases count one each, as
+kunit.py does), prints one line per suite and a last line of the form
+'N passed, N failed, N skipped'. Exits non-zero when a test failed, a suite
+did not finish, the top-level plan was not met, or a suite named in the
+expectations file ran fewer tests than it declares.
+"""
+
+import argparse
+import re
+import sys
+
+RESULT = re.compile(r'^(\s*)(not ok|ok) (\d+)\s*-?\s*([^#]*?)\s*(?:#\s*(.*))?$')
+PLAN = re.compile(r'^(\s*)1\.\.(\d+)$')
+# Console prefixes: printk timestamps and kunit.py's own time stamps.
+PREFIX = re.compile(r'^(\[[ 0-9.:]+\] ?)+')
+
+
+def strip(line):
+    line = PREFIX.sub('', line.rstrip('\n'))
+    return line.replace('\t', '    ')
+
+
+def parse(lines):
+    """Return (suites, problems), suites as a list of (name, counts)."""
+    suites, problems = [], []
+    leaves = {'pass': 0, 'fail': 0, 'skip': 0}
+    deeper = {}
+    top_plan, top_results = None, 0
+    started = False
+    for raw in lines:
+        line = strip(raw)
+        if 'KTAP version' in line or 'TAP version' in line:
+            started = True
+            continue
+        if not started:
+            continue
+        m = PLAN.match(line)
+        if m and len(m.group(1)) == 0 and top_plan is None:
+            top_plan = int(m.group(2))
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        indent = len(m.group(1))
+        ok = m.group(2) == 'ok'
+        directive = (m.group(5) or '').strip().upper()
+        leaf = not deeper.get(indent, False)
+        for k in list(deeper):
+            if k > indent:
+                deeper[k] = False
+        for k in range(0, indent):
+            deeper[k] = True
+        deeper[indent] = False
+        if indent == 0:
+            top_results += 1
+            counts = dict(leaves)
+            if leaf:
+                # A suite that reports no cases (e.g. skipped whole).
+                key = 'skip' if directive.startswith('SKIP') else \
+                      ('pass' if ok else 'fail')
+                counts[key] += 1
+            elif not ok and counts['fail'] == 0:
+                counts['fail'] = 1
+                problems.append(f'suite {m.group(4)} failed without a failing case')
+            suites.append((m.group(4), counts))
+            leaves = {'pass': 0, 'fail': 0, 'skip': 0}
+            continue
+        if leaf:
+            if directive.startswith('SKIP'):
+                leaves['skip'] += 1
+            elif ok:
+                leaves['pass'] += 1
+            else:
+                leaves['fail'] += 1
+    if not started:
+        problems.append('no KTAP output found')
+    if any(leaves.values()):
+        problems.append('a suite did not finish (crash or timeout?)')
+    if top_plan is not None and top_results < top_plan:
+        problems.append(f'only {top_results} of {top_plan} suites reported')
+    return suites, problems
+
+
+def read_expect(path):
+    expect = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].split()
+            if len(line) == 2:
+                expect[line[0]] = int(line[1])
+    return expect
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('log')
+    ap.add_argument('--expect', help="file of '<suite> <min tests>' lines")
+    args = ap.parse_args()
+
+    with open(args.log, errors='replace') as f:
+        suites, problems = parse(f)
+
+    total = {'pass': 0, 'fail': 0, 'skip': 0}
+    for name, c in suites:
+        print(f'  {name:40s} {c["pass"]:5d} passed {c["fail"]:3d} failed '
+              f'{c["skip"]:3d} skipped')
+        for k in total:
+            total[k] += c[k]
+
+    if args.expect:
+        ran = {n: sum(c.values()) for n, c in suites}
+        for name, want in read_expect(args.expect).items():
+            if ran.get(name, 0) < want:
+                problems.append(f'suite {name} ran {ran.get(name, 0)} tests, '
+                                f'the series declares {want}')
+
+    for p in problems:
+        print(f'error: {p}', file=sys.stderr)
+    print(f'{total["pass"]} passed, {total["fail"]} failed, '
+          f'{total["skip"]} skipped')
+    return 1 if problems or total['fail'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

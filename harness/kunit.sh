@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Merge kunit-configs/*.config into one UML kunitconfig, build and run it in
+# the persistent build/kunit, and summarise the results per suite.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+require_tree
+KDIR=$BUILD/kunit
+mkdir -p "$KDIR"
+cat "$TOP"/kunit-configs/*.config >"$BUILD/kunit.kunitconfig"
+
+log=$BUILD/kunit.log
+note "building and running the UML KUnit kernel in $KDIR"
+if ! (cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
+		--arch=um --build_dir="$KDIR" \
+		--kunitconfig="$BUILD/kunit.kunitconfig" \
+		--jobs="$JOBS" --timeout="${KUNIT_TIMEOUT:-1800}" \
+		--raw_output=all) >"$log" 2>&1; then
+	tail -40 "$log" >&2
+	die "kunit.py failed (build error, crash or timeout); full log in $log"
+fi
+python3 "$TOP/harness/ktap.py" --expect "$TOP/kunit-configs/expected" "$log"

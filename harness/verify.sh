@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The checks a reviewer runs on the series:
+#  - it applies to a fresh base, and every patch builds the objects it
+#    touches (bisectability, incremental in one build directory);
+#  - the browsable view matches the tree;
+#  - checkpatch --strict --codespell is clean on every patch;
+#  - sparse (C=2) and W=1 add no warnings on the objects the series touches;
+#  - kernel-doc adds no warnings on the files the series touches.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+VTREE=$BUILD/verify
+OBJ=$BUILD/bisect
+fail=0
+
+require_tree
+bash "$TOP/harness/view.sh" check
+
+bash "$TOP/harness/checkpatch.sh" || fail=1
+
+# --- a fresh base, patch by patch ------------------------------------------
+if [ ! -d "$VTREE" ]; then
+	git -C "$TREE" worktree add -q --detach "$VTREE" base
+fi
+git -C "$VTREE" am --abort >/dev/null 2>&1 || true
+git -C "$VTREE" checkout -q -f --detach base
+git -C "$VTREE" clean -q -fdx
+
+# Objects a set of changed files builds: changed .c files and the direct
+# includers of changed headers, limited to what the test kernel builds.
+objects_for() {
+	local f inc
+	for f in "$@"; do
+		case $f in
+		*.c) echo "${f%.c}.o" ;;
+		*.h)
+			inc=${f#include/}
+			git -C "$VTREE" grep -l -e "#include [<\"]$inc[>\"]" \
+				-e "#include \"$(basename "$f")\"" -- '*.c' |
+				sed 's/\.c$/.o/'
+			;;
+		esac
+	done | sort -u | while read -r o; do
+		[ -f "$BUILD/kunit/$o" ] && echo "$o"
+	done
+}
+
+[ -f "$BUILD/kunit/.config" ] ||
+	die "no UML test kernel config in $BUILD/kunit; run 'make kunit' first"
+mkdir -p "$OBJ"
+cmp -s "$BUILD/kunit/.config" "$OBJ/.config" || cp "$BUILD/kunit/.config" "$OBJ/.config"
+
+kmake() {
+	build_locked make -s -C "$VTREE" O="$OBJ" ARCH=um -j"$JOBS" "$@"
+}
+
+# Warnings of sparse and W=1, without line numbers so that patches that
+# move code do not count as new warnings.
+warnings() {
+	kmake C=2 W=1 "$@" 2>&1 | grep -E 'warning:|error:' |
+		sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort
+}
+
+mapfile -t all_files < <(git -C "$TREE" diff --name-only base HEAD)
+kmake olddefconfig >/dev/null
+kmake prepare >/dev/null
+
+# Baseline warnings on the objects the series touches that exist in base.
+mapfile -t base_objs < <(objects_for "${all_files[@]}" |
+	while read -r o; do [ -f "$VTREE/${o%.o}.c" ] && echo "$o"; done)
+[ ${#base_objs[@]} -gt 0 ] && warnings "${base_objs[@]}" >"$BUILD/warn.base" || : >"$BUILD/warn.base"
+for f in "${all_files[@]}"; do
+	[ -f "$VTREE/$f" ] && [[ $f == *.[ch] ]] &&
+		(cd "$VTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1 |
+			sed -E 's/:[0-9]+:/:/') || true
+done | sort >"$BUILD/kdoc.base"
+
+n=0
+while read -r p; do
+	n=$((n + 1))
+	git -C "$VTREE" am -q --whitespace=error-all "$p" || {
+		git -C "$VTREE" am --abort || true
+		die "$(basename "$p") does not apply to base + the patches before it"
+	}
+	mapfile -t files < <(git -C "$VTREE" diff --name-only HEAD~1 HEAD)
+	mapfile -t objs < <(objects_for "${files[@]}")
+	if [ ${#objs[@]} -gt 0 ] && ! kmake "${objs[@]}" >"$BUILD/bisect.log" 2>&1; then
+		cat "$BUILD/bisect.log" >&2
+		echo "bisect: $(basename "$p") does not build" >&2
+		fail=1
+	fi
+done < <(series_patches)
+note "series: $n patch(es) apply to a fresh base and build one by one"
+
+[ "$(git -C "$VTREE" rev-parse HEAD^{tree})" = "$(git -C "$TREE" rev-parse HEAD^{tree})" ] ||
+	die "series/ applied to base differs from $TREE; run 'make export' or 'make tree'"
+
+mapfile -t objs < <(objects_for "${all_files[@]}")
+[ ${#objs[@]} -gt 0 ] && warnings "${objs[@]}" >"$BUILD/warn.series" || : >"$BUILD/warn.series"
+if new=$(comm -13 "$BUILD/warn.base" "$BUILD/warn.series") && [ -n "$new" ]; then
+	printf '%s\n' "$new" >&2
+	echo "sparse/W=1: the series adds warnings" >&2
+	fail=1
+else
+	note "sparse (C=2) and W=1: no new warnings on ${#objs[@]} object(s)"
+fi
+
+for f in "${all_files[@]}"; do
+	[ -f "$VTREE/$f" ] && [[ $f == *.[ch] ]] &&
+		(cd "$VTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1 |
+			sed -E 's/:[0-9]+:/:/') || true
+done | sort >"$BUILD/kdoc.series"
+if new=$(comm -13 "$BUILD/kdoc.base" "$BUILD/kdoc.series") && [ -n "$new" ]; then
+	printf '%s\n' "$new" >&2
+	echo "kernel-doc: the series adds warnings" >&2
+	fail=1
+else
+	note "kernel-doc: no new warnings"
+fi
+
+[ $fail -eq 0 ] || die "verify failed; see the messages above"
+note "verify: passed"
