@@ -19,4 +19,7 @@ if ! (cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
 	tail -40 "$log" >&2
 	die "kunit.py failed (build error, crash or timeout); full log in $log"
 fi
+splats=0
+python3 "$TOP/harness/splats.py" --allow "$TOP/kunit-configs/known-splats" "$log" || splats=1
 python3 "$TOP/harness/ktap.py" --expect "$TOP/kunit-configs/expected" "$log"
+[ $splats -eq 0 ] || die "kernel splats during KUnit; see above and $log"

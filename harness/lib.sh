@@ -33,7 +33,7 @@ note() {
 }
 
 require_tree() {
-	[ -d "$TREE/.git" ] || die "no kernel tree in $TREE; run 'make tree' first"
+	[ -e "$TREE/.git" ] || die "no kernel tree in $TREE; run 'make tree' first"
 }
 
 # The patches of the series, in order, without the cover letter.

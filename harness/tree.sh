@@ -52,14 +52,15 @@ apply_from() {
 }
 
 mkdir -p "$BUILD"
-if [ ! -d "$TREE/.git" ]; then
+if [ ! -e "$TREE/.git" ]; then
 	[ -e "$TREE" ] && die "$TREE exists but is not a git tree; move it away"
 	create_base
 fi
 git -C "$TREE" rev-parse -q --verify base >/dev/null ||
 	die "$TREE has no 'base' tag; move it away and run 'make tree' again"
 
-if [ -d "$TREE/.git/rebase-apply" ] || [ -d "$TREE/.git/rebase-merge" ]; then
+if [ -d "$(git -C "$TREE" rev-parse --git-path rebase-apply)" ] ||
+   [ -d "$(git -C "$TREE" rev-parse --git-path rebase-merge)" ]; then
 	die "$TREE is in the middle of a git am or rebase; finish or abort it first"
 fi
 
