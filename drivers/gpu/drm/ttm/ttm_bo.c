@@ -554,6 +554,20 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 	return NULL;
 }
 
+/*
+ * The victims an eviction locked through the exec sit above @first in its
+ * object array. They stay locked until the space they freed is allocated,
+ * so their owners cannot move them back in between; after that they are
+ * released, so the caller never finds them among its own objects.
+ */
+static void ttm_bo_evict_unlock_victims(struct drm_exec *exec,
+					unsigned int first)
+{
+	while (exec->num_objects > first)
+		drm_exec_unlock_obj(exec, drm_exec_obj(exec,
+						       exec->num_objects - 1));
+}
+
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_resource_manager *man,
 			      const struct ttm_place *place,
@@ -573,6 +587,8 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		.evictor = evictor,
 		.res = res,
 	};
+	struct drm_exec *exec = evict_walk.walk.exec;
+	unsigned int first = exec ? exec->num_objects : 0;
 	s64 lret;
 
 	evict_walk.walk.trylock_only = true;
@@ -589,6 +605,8 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
 	} while (!lret && evict_walk.evicted);
 out:
+	if (exec)
+		ttm_bo_evict_unlock_victims(exec, first);
 	if (lret < 0)
 		return lret;
 	if (lret == 0)
@@ -776,7 +794,58 @@ int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 EXPORT_SYMBOL(ttm_bo_mem_space);
 
 /**
- * ttm_bo_validate
+ * DOC: Exec-aware eviction
+ *
+ * Making room for a buffer object means locking other buffer objects and
+ * moving them out. A command submission takes that path while it holds the
+ * reservations of its own buffers in a drm_exec transaction, so two
+ * submissions under memory pressure can each want what the other holds.
+ * Wound/wait locking resolves that by telling the younger one, with
+ * -EDEADLK, to drop its locks and start again; only the owner of the
+ * transaction can do that.
+ *
+ * A driver therefore passes its transaction in &ttm_operation_ctx.exec.
+ * When the buffer object being placed is locked by that transaction,
+ * eviction locks the victims it cannot trylock through the same
+ * transaction, and an -EDEADLK comes back from ttm_bo_validate() with the
+ * exec contended. The caller backs off and retries; its ticket keeps its
+ * age, so it cannot starve::
+ *
+ *	struct ttm_operation_ctx ctx = { .interruptible = true };
+ *	struct drm_exec exec;
+ *	int ret;
+ *
+ *	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+ *	ctx.exec = &exec;
+ *	drm_exec_until_all_locked(&exec) {
+ *		ret = drm_exec_prepare_obj(&exec, &bo->base, 1);
+ *		drm_exec_retry_on_contention(&exec);
+ *		if (ret)
+ *			goto out;
+ *
+ *		ret = ttm_bo_validate(bo, &placement, &ctx);
+ *		drm_exec_retry_on_contention(&exec);
+ *		if (ret)
+ *			goto out;
+ *	}
+ *	...submit, add fences...
+ *	out:
+ *	drm_exec_fini(&exec);
+ *
+ * The validation must sit inside the locking loop: an -EDEADLK after the
+ * loop has ended cannot be retried. Victims stay locked until the space
+ * they freed is allocated, so their owners cannot move them back in
+ * between, and are unlocked before ttm_bo_validate() returns. Buffers the
+ * transaction holds are its own and are never evicted by it, with one
+ * exception: the object drm_exec prelocked after a back-off is the victim
+ * that caused it. Released buffers waiting for destruction and ghost
+ * objects of pipelined moves have no GEM reference to lock through an exec;
+ * they are only ever trylocked. Without &ttm_operation_ctx.exec nothing
+ * changes: contention during eviction is reported as -ENOMEM.
+ */
+
+/**
+ * ttm_bo_validate - Move a buffer object into one of the proposed placements
  *
  * @bo: The buffer object.
  * @placement: Proposed placement for the buffer object.
@@ -788,11 +857,11 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * If @ctx->exec is set and @bo is locked by that drm_exec transaction,
  * eviction locks the BOs it needs to move through the same transaction,
  * waiting for them where a trylock fails. Victims that were moved stay
- * locked until the transaction ends, so that their owners cannot move them
- * back before @bo has used the space; drivers that walk every object of the
- * exec (to add fences, say) see them among their own.
+ * locked until @bo's new space is allocated, so that their owners cannot
+ * move them back in between, and are unlocked before this returns: the
+ * exec's objects are the caller's own again.
  *
- * Returns
+ * Return: 0 on success, or
  * -EINVAL on invalid proposed placement.
  * -ENOMEM on out-of-memory condition.
  * -EBUSY if no_wait is true and buffer busy.

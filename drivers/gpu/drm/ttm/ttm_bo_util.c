@@ -873,10 +873,10 @@ static int ttm_lru_walk_exec_lock(struct ttm_lru_walk *walk,
 }
 
 /*
- * A victim that left @mem_type stays locked until the transaction ends, so
- * its owner cannot move it back before the caller has used the space: that
- * is the forward progress ww locking exists for. One that did not move is
- * released at once.
+ * A victim that left @mem_type stays locked in the transaction, so that its
+ * owner cannot move it back before the caller has used the space: that is
+ * the forward progress ww locking exists for. The walk's caller releases it.
+ * One that did not move is released at once.
  */
 static void ttm_lru_walk_exec_release(struct ttm_lru_walk *walk,
 				      struct ttm_buffer_object *bo,
@@ -916,9 +916,10 @@ static void ttm_lru_walk_exec_release(struct ttm_lru_walk *walk,
  * object.
  *
  * With @walk->exec set, objects that can't be trylocked are locked through
- * that drm_exec transaction instead of with the bare ticket. They are never
- * unlocked behind the transaction's back: those that moved stay locked until
- * the transaction ends. Zombie and ghost objects are trylocked only.
+ * that drm_exec transaction instead of with the bare ticket. Those that were
+ * moved stay locked in it, for the caller of the walk to release; the others
+ * are released at once. Objects the transaction held before the walk are
+ * never unlocked. Zombie and ghost objects are trylocked only.
  *
  * Return: The progress made towards target or negative error code on error.
  * -EDEADLK is returned only with @walk->exec set, and then with the exec
