@@ -10,12 +10,17 @@ mkdir -p "$KDIR"
 cat "$TOP"/kunit-configs/*.config >"$BUILD/kunit.kunitconfig"
 
 log=$BUILD/kunit.log
+# drm_hdmi_state_helper_test leaves crtc ww locks held in 6.12.117; the
+# lockdep report that causes switches lockdep off for every later suite.
+# It is skipped (and reported as skipped) so lockdep stays on throughout.
+skip='module!=drm_hdmi_state_helper_test'
 note "building and running the UML KUnit kernel in $KDIR"
 if ! (cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
 		--arch=um --build_dir="$KDIR" \
 		--kunitconfig="$BUILD/kunit.kunitconfig" \
 		--jobs="$JOBS" --timeout="${KUNIT_TIMEOUT:-1800}" \
-		--raw_output=all) >"$log" 2>&1; then
+		--filter "$skip" --filter_action skip \
+		--raw_output=all ${KUNIT_GLOB:+"$KUNIT_GLOB"}) >"$log" 2>&1; then
 	tail -40 "$log" >&2
 	die "kunit.py failed (build error, crash or timeout); full log in $log"
 fi

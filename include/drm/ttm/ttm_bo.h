@@ -180,7 +180,9 @@ struct ttm_bo_kmap_obj {
  * @bytes_moved: Statistics on how many bytes have been moved.
  * @exec: The caller's drm_exec transaction, or NULL. When set, and the BO
  * being placed is locked by @exec, eviction locks its victims through @exec
- * and may fail with -EDEADLK; see ttm_bo_validate().
+ * and may fail with -EDEADLK; see ttm_bo_validate(). Only set it inside the
+ * drm_exec_until_all_locked() loop, for a device whose BOs are GEM objects
+ * kept alive by their GEM reference, as drm_exec requires.
  *
  * Context for TTM operations like changing buffer placement or general memory
  * allocation.

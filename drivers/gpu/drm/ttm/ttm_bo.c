@@ -383,7 +383,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 
 	ret = ttm_bo_mem_space(bo, &placement, &evict_mem, ctx);
 	if (ret) {
-		if (ret != -ERESTARTSYS && ret != -EDEADLK) {
+		if (ret != -ERESTARTSYS && ret != -EINTR && ret != -EDEADLK) {
 			pr_err("Failed to find memory space for buffer 0x%p eviction\n",
 			       bo);
 			ttm_bo_mem_space_debug(bo, &placement);
@@ -556,9 +556,10 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 
 /*
  * The victims an eviction locked through the exec sit above @first in its
- * object array. They stay locked until the space they freed is allocated,
- * so their owners cannot move them back in between; after that they are
- * released, so the caller never finds them among its own objects.
+ * object array: driver callbacks must not lock through ctx->exec. They stay
+ * locked until the space they freed is allocated, so their owners cannot
+ * move them back in between; then they are released, so that the caller
+ * never finds them among its own objects.
  */
 static void ttm_bo_evict_unlock_victims(struct drm_exec *exec,
 					unsigned int first)
@@ -773,7 +774,8 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
  * @ctx: if and how to sleep, lock buffers and alloc memory
  *
  * Tries both idle allocation and forcefully eviction of buffers. See
- * ttm_bo_alloc_resource for details.
+ * ttm_bo_alloc_resource for details, and ttm_bo_validate() for the -EDEADLK
+ * it may return with @ctx->exec set.
  */
 int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_placement *placement,
@@ -808,8 +810,8 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * When the buffer object being placed is locked by that transaction,
  * eviction locks the victims it cannot trylock through the same
  * transaction, and an -EDEADLK comes back from ttm_bo_validate() with the
- * exec contended. The caller backs off and retries; its ticket keeps its
- * age, so it cannot starve::
+ * exec contended. The caller backs off and retries with a ticket that keeps
+ * its age, instead of starting over behind every younger transaction::
  *
  *	struct ttm_operation_ctx ctx = { .interruptible = true };
  *	struct drm_exec exec;
@@ -833,15 +835,19 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  *	drm_exec_fini(&exec);
  *
  * The validation must sit inside the locking loop: an -EDEADLK after the
- * loop has ended cannot be retried. Victims stay locked until the space
+ * loop has ended cannot be retried, so &ttm_operation_ctx.exec must be NULL
+ * there. Victims are locked the way the exec's flags say, interruptibly
+ * with %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space
  * they freed is allocated, so their owners cannot move them back in
  * between, and are unlocked before ttm_bo_validate() returns. Buffers the
  * transaction holds are its own and are never evicted by it, with one
- * exception: the object drm_exec prelocked after a back-off is the victim
- * that caused it. Released buffers waiting for destruction and ghost
- * objects of pipelined moves have no GEM reference to lock through an exec;
- * they are only ever trylocked. Without &ttm_operation_ctx.exec nothing
- * changes: contention during eviction is reported as -ENOMEM.
+ * exception: the object drm_exec prelocked after a back-off, normally the
+ * victim that caused it. A caller that interleaves locking and validation
+ * may find one of its own BOs prelocked, and evict it. Released buffers
+ * waiting for destruction and ghost objects of pipelined moves belong to no
+ * client; they are only ever trylocked. Without &ttm_operation_ctx.exec
+ * nothing changes: contention during eviction counts as no space, and
+ * ttm_bo_validate() reports -ENOMEM when no placement is left.
  */
 
 /**
@@ -980,6 +986,9 @@ EXPORT_SYMBOL(ttm_bo_validate);
  * -ENOMEM: Out of memory.
  * -EINVAL: Invalid placement flags.
  * -ERESTARTSYS: Interrupted by signal while sleeping waiting for resources.
+ * -EDEADLK: Only with @ctx->exec and @resv locked by it: see
+ * ttm_bo_validate(). The BO has been put, as on any other error, and must
+ * be created again after the caller has backed off.
  */
 int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 			 enum ttm_bo_type type, struct ttm_placement *placement,
@@ -1073,6 +1082,9 @@ EXPORT_SYMBOL(ttm_bo_init_reserved);
  * -ENOMEM: Out of memory.
  * -EINVAL: Invalid placement flags.
  * -ERESTARTSYS: Interrupted by signal while sleeping waiting for resources.
+ * -EDEADLK: Only with @ctx->exec and @resv locked by it: see
+ * ttm_bo_validate(). The BO has been put, as on any other error, and must
+ * be created again after the caller has backed off.
  */
 int ttm_bo_init_validate(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 			 enum ttm_bo_type type, struct ttm_placement *placement,

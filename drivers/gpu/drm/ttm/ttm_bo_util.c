@@ -836,51 +836,57 @@ static void ttm_lru_walk_unlock(struct ttm_buffer_object *bo, bool locked)
 
 /*
  * Zombie BOs (released, awaiting delayed destruction) and ghost BOs (left
- * behind by a pipelined move) have no GEM reference that a drm_exec could
- * take, so they are only ever trylocked. Takes a GEM reference on success.
+ * behind by a pipelined move) are no client's GEM objects, so a drm_exec
+ * must never lock them: they are only ever trylocked.
  */
-static bool ttm_lru_walk_exec_get(struct ttm_buffer_object *bo)
+static bool ttm_lru_walk_exec_lockable(struct ttm_buffer_object *bo)
 {
-	return bo->base.dev && kref_get_unless_zero(&bo->base.refcount);
+	return bo->base.dev && !bo->deleted;
 }
 
 /*
  * Lock @bo through the caller's transaction. -EDEADLK goes back untouched,
  * with the exec contended, so the caller backs off and retries with a ticket
- * that keeps its age. *@tracked tells whether the exec tracks a lock taken
- * here, which is then ours to release.
+ * that keeps its age. *@locked tells whether the exec now tracks a lock
+ * taken here, which is then the walk's to release.
  */
 static int ttm_lru_walk_exec_lock(struct ttm_lru_walk *walk,
-				  struct ttm_buffer_object *bo, bool *tracked)
+				  struct ttm_buffer_object *bo, bool *locked)
 {
+	struct drm_gem_object *obj = &bo->base;
 	int ret;
 
-	*tracked = false;
-	if (dma_resv_locking_ctx(bo->base.resv) == walk->ticket) {
-		/*
-		 * Held already. The prelocked object is the victim an earlier
-		 * walk backed off from, locked again by the retry: evict it,
-		 * but leave its lock to the exec. Anything else held is the
-		 * caller's own, which eviction leaves alone; with
-		 * DRM_EXEC_IGNORE_DUPLICATES it may not even be tracked.
-		 */
-		return &bo->base == walk->exec->prelocked ? 0 : -EALREADY;
-	}
+	*locked = false;
+	/* drm_exec takes a GEM reference: skip an object on its way out. */
+	if (!kref_get_unless_zero(&obj->refcount))
+		return -EBUSY;
 
-	ret = drm_exec_lock_obj(walk->exec, &bo->base);
-	*tracked = !ret;
+	/*
+	 * Held by this transaction already: one of the caller's own BOs,
+	 * which eviction leaves alone (with DRM_EXEC_IGNORE_DUPLICATES the
+	 * exec may not even track it). The exception is the object drm_exec
+	 * prelocked after a back-off, the victim a walk contended on: locking
+	 * it again hands it over to the exec's tracking.
+	 */
+	if (dma_resv_locking_ctx(obj->resv) == walk->ticket &&
+	    obj != walk->exec->prelocked)
+		ret = -EALREADY;
+	else
+		ret = drm_exec_lock_obj(walk->exec, obj);
+
+	*locked = !ret;
+	drm_gem_object_put(obj);
 	return ret;
 }
 
 /*
- * A victim that left @mem_type stays locked in the transaction, so that its
- * owner cannot move it back before the caller has used the space: that is
- * the forward progress ww locking exists for. The walk's caller releases it.
- * One that did not move is released at once.
+ * A victim that left @mem_type stays locked in the transaction until the
+ * walk's caller releases it, so that its owner cannot move it back before
+ * the space it freed is used. One that did not move is released at once.
  */
-static void ttm_lru_walk_exec_release(struct ttm_lru_walk *walk,
-				      struct ttm_buffer_object *bo,
-				      int mem_type)
+static void ttm_lru_walk_exec_unlock_unmoved(struct ttm_lru_walk *walk,
+					     struct ttm_buffer_object *bo,
+					     int mem_type)
 {
 	if (bo->resource && bo->resource->mem_type == mem_type)
 		drm_exec_unlock_obj(walk->exec, &bo->base);
@@ -917,9 +923,10 @@ static void ttm_lru_walk_exec_release(struct ttm_lru_walk *walk,
  *
  * With @walk->exec set, objects that can't be trylocked are locked through
  * that drm_exec transaction instead of with the bare ticket. Those that were
- * moved stay locked in it, for the caller of the walk to release; the others
- * are released at once. Objects the transaction held before the walk are
- * never unlocked. Zombie and ghost objects are trylocked only.
+ * moved stay locked in it, above the objects it held before the walk, for
+ * the caller of the walk to release; the others are released at once.
+ * Objects the transaction held before the walk are never unlocked. Zombie
+ * and ghost objects are trylocked only.
  *
  * Return: The progress made towards target or negative error code on error.
  * -EDEADLK is returned only with @walk->exec set, and then with the exec
@@ -951,7 +958,7 @@ s64 ttm_lru_walk_for_evict(struct ttm_lru_walk *walk, struct ttm_device *bdev,
 		else if (!walk->ticket || walk->ctx->no_wait_gpu ||
 			 walk->trylock_only)
 			continue;
-		else if (walk->exec && !ttm_lru_walk_exec_get(bo))
+		else if (walk->exec && !ttm_lru_walk_exec_lockable(bo))
 			continue;
 
 		if (!ttm_bo_get_unless_zero(bo)) {
@@ -979,9 +986,7 @@ s64 ttm_lru_walk_for_evict(struct ttm_lru_walk *walk, struct ttm_device *bdev,
 			lret = walk->ops->process_bo(walk, bo);
 
 		if (exec_locked)
-			ttm_lru_walk_exec_release(walk, bo, mem_type);
-		if (!bo_locked && walk->exec)
-			drm_gem_object_put(&bo->base);
+			ttm_lru_walk_exec_unlock_unmoved(walk, bo, mem_type);
 		ttm_lru_walk_unlock(bo, bo_needs_unlock);
 		ttm_bo_put(bo);
 		if (lret == -EBUSY || lret == -EALREADY)

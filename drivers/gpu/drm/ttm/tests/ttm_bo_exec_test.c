@@ -37,11 +37,40 @@ static struct ttm_placement vram_placement = {
 	.placement = &vram_place,
 };
 
+/* What the last test saw of its victims while they were being evicted. */
+static struct {
+	int evicted;
+	int evicted_through_exec;
+} exec_test_seen;
+
 /* The tests are about who may move what, so moves copy nothing. */
+/* Is @bo locked by, and tracked in, @exec? */
+static bool exec_holds(struct drm_exec *exec, struct ttm_buffer_object *bo)
+{
+	struct drm_gem_object *obj;
+
+	if (dma_resv_locking_ctx(bo->base.resv) != &exec->ticket)
+		return false;
+
+	drm_exec_for_each_locked_object(exec, obj)
+		if (obj == &bo->base)
+			return true;
+	return false;
+}
+
+/*
+ * The tests are about who may move what, so moves copy nothing. Evictions
+ * record whether the victim was locked through the caller's exec.
+ */
 static int exec_test_move(struct ttm_buffer_object *bo, bool evict,
 			  struct ttm_operation_ctx *ctx,
 			  struct ttm_resource *new_mem, struct ttm_place *hop)
 {
+	if (evict) {
+		exec_test_seen.evicted++;
+		if (ctx->exec && exec_holds(ctx->exec, bo))
+			exec_test_seen.evicted_through_exec++;
+	}
 	ttm_bo_move_null(bo, new_mem);
 	return 0;
 }
@@ -72,6 +101,7 @@ static int ttm_bo_exec_test_init(struct kunit *test)
 	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
 
+	memset(&exec_test_seen, 0, sizeof(exec_test_seen));
 	return ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, false,
 						false, funcs);
 }
@@ -117,27 +147,98 @@ static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
 	return bo;
 }
 
-static bool exec_holds(struct drm_exec *exec, struct ttm_buffer_object *bo)
+/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting -EDEADLK into @exec. */
+static void exec_test_no_injection(struct drm_exec *exec)
 {
-	struct drm_gem_object *obj;
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+	exec->ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+}
 
-	drm_exec_for_each_locked_object(exec, obj)
-		if (obj == &bo->base)
-			return true;
-	return false;
+/*
+ * Another client's transaction. It runs in a thread of its own, because
+ * one task must not hold two acquire contexts of a ww class. It locks @bo
+ * and holds it until released, or, with @waiter set, until @waiter sleeps
+ * on the lock.
+ */
+struct exec_holder {
+	struct ttm_buffer_object *bo;
+	struct task_struct *waiter;
+	struct completion locked;
+	struct completion release;
+	struct completion done;
+};
+
+#ifndef CONFIG_PREEMPT_RT
+static bool exec_holder_has_waiter(struct exec_holder *h)
+{
+	return !list_empty_careful(&h->bo->base.resv->lock.base.wait_list);
+}
+#else
+static bool exec_holder_has_waiter(struct exec_holder *h)
+{
+	return !task_is_running(h->waiter);
+}
+#endif
+
+static int exec_holder_fn(void *arg)
+{
+	struct exec_holder *h = arg;
+	struct ww_acquire_ctx ticket;
+	int err, i;
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	err = dma_resv_lock(h->bo->base.resv, &ticket);
+	complete(&h->locked);
+	if (!err && h->waiter) {
+		/* Bounded, so that a broken eviction fails instead of hanging. */
+		for (i = 0; i < 10000 && !exec_holder_has_waiter(h); i++)
+			usleep_range(100, 200);
+	} else if (!err) {
+		wait_for_completion(&h->release);
+	}
+	if (!err)
+		dma_resv_unlock(h->bo->base.resv);
+	ww_acquire_fini(&ticket);
+	complete(&h->done);
+	return 0;
+}
+
+static void exec_holder_start(struct kunit *test, struct exec_holder *h,
+			      struct ttm_buffer_object *bo,
+			      struct task_struct *waiter)
+{
+	struct task_struct *task;
+
+	h->bo = bo;
+	h->waiter = waiter;
+	init_completion(&h->locked);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	task = kthread_run(exec_holder_fn, h, "ttm-exec-holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&h->locked);
+	KUNIT_ASSERT_PTR_NE(test, dma_resv_locking_ctx(bo->base.resv), NULL);
+}
+
+static void exec_holder_stop(struct exec_holder *h)
+{
+	complete(&h->release);
+	wait_for_completion(&h->done);
 }
 
 /*
  * The younger of two transactions needs a BO the older holds. It gets
  * -EDEADLK with that BO as the contended object, backs off, and succeeds in
- * the same transaction once the older one is done.
+ * the same transaction once the older one is done. The victim is locked
+ * through the exec while it is evicted, and released afterwards.
  */
 static void ttm_bo_exec_evict_contended(struct kunit *test)
 {
 	struct ttm_buffer_object *held, *own, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct drm_exec older, younger;
-	bool older_done = false;
+	struct exec_holder older;
+	struct drm_exec exec;
 	int deadlocks = 0;
 	int err;
 
@@ -145,38 +246,27 @@ static void ttm_bo_exec_evict_contended(struct kunit *test)
 	held = exec_test_bo(test, &vram_placement);
 	own = exec_test_bo(test, &vram_placement);
 	bo = exec_test_bo(test, &sys_placement);
+	exec_holder_start(test, &older, held, NULL);
 
-	/* The older transaction takes its stamp first. */
-	drm_exec_init(&older, 0, 0);
-	drm_exec_until_all_locked(&older) {
-		err = drm_exec_lock_obj(&older, &held->base);
-		drm_exec_retry_on_contention(&older);
-	}
-	KUNIT_ASSERT_EQ(test, err, 0);
-
-	drm_exec_init(&younger, 0, 0);
-	ctx.exec = &younger;
-	drm_exec_until_all_locked(&younger) {
-		err = drm_exec_lock_obj(&younger, &own->base);
-		drm_exec_retry_on_contention(&younger);
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		/* Only the real conflict: an injected one drops the prelock. */
+		exec_test_no_injection(&exec);
+		err = drm_exec_lock_obj(&exec, &own->base);
+		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
-		err = drm_exec_lock_obj(&younger, &bo->base);
-		drm_exec_retry_on_contention(&younger);
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
 
 		err = ttm_bo_validate(bo, &vram_placement, &ctx);
-		if (err == -EDEADLK) {
-			KUNIT_EXPECT_PTR_EQ(test, younger.contended,
-					    &held->base);
-			deadlocks++;
-			if (!older_done) {
-				drm_exec_fini(&older);
-				older_done = true;
-			}
-		}
-		drm_exec_retry_on_contention(&younger);
+		if (err == -EDEADLK && exec.contended == &held->base &&
+		    !deadlocks++)
+			exec_holder_stop(&older);
+		drm_exec_retry_on_contention(&exec);
 	}
 
 	KUNIT_EXPECT_EQ(test, err, 0);
@@ -184,10 +274,13 @@ static void ttm_bo_exec_evict_contended(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, own->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, held->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 1);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(held->base.resv));
 
-	drm_exec_fini(&younger);
-	if (!older_done)
-		drm_exec_fini(&older);
+	drm_exec_fini(&exec);
+	if (!deadlocks)
+		exec_holder_stop(&older);
 	ttm_bo_put(bo);
 	ttm_bo_put(own);
 	ttm_bo_put(held);
@@ -198,39 +291,37 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 {
 	struct ttm_buffer_object *held, *own, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct drm_exec older, younger;
+	struct exec_holder older;
+	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, 2 * EXEC_BO_SIZE);
 	held = exec_test_bo(test, &vram_placement);
 	own = exec_test_bo(test, &vram_placement);
 	bo = exec_test_bo(test, &sys_placement);
+	exec_holder_start(test, &older, held, NULL);
 
-	drm_exec_init(&older, 0, 0);
-	drm_exec_until_all_locked(&older) {
-		err = drm_exec_lock_obj(&older, &held->base);
-		drm_exec_retry_on_contention(&older);
-	}
-	KUNIT_ASSERT_EQ(test, err, 0);
-
-	drm_exec_init(&younger, 0, 0);
-	drm_exec_until_all_locked(&younger) {
-		err = drm_exec_lock_obj(&younger, &own->base);
-		drm_exec_retry_on_contention(&younger);
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		err = drm_exec_lock_obj(&exec, &own->base);
+		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
-		err = drm_exec_lock_obj(&younger, &bo->base);
-		drm_exec_retry_on_contention(&younger);
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		drm_exec_retry_on_contention(&exec);
 	}
-	KUNIT_ASSERT_EQ(test, err, 0);
 
-	err = ttm_bo_validate(bo, &vram_placement, &ctx);
 	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
-	KUNIT_EXPECT_FALSE(test, drm_exec_is_contended(&younger));
 	KUNIT_EXPECT_EQ(test, held->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 0);
 
-	drm_exec_fini(&younger);
-	drm_exec_fini(&older);
+	drm_exec_fini(&exec);
+	exec_holder_stop(&older);
 	ttm_bo_put(bo);
 	ttm_bo_put(own);
 	ttm_bo_put(held);
@@ -280,8 +371,7 @@ static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, own->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
-	KUNIT_EXPECT_PTR_EQ(test, dma_resv_locking_ctx(own->base.resv),
-			    &exec.ticket);
+	KUNIT_EXPECT_TRUE(test, exec_holds(&exec, own));
 
 	drm_exec_fini(&exec);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(own->base.resv));
@@ -289,156 +379,140 @@ static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 	ttm_bo_put(own);
 }
 
-enum exec_orphan { EXEC_ZOMBIE, EXEC_GHOST };
+enum exec_orphan { EXEC_ZOMBIE, EXEC_GHOST, EXEC_DYING };
 
-static const enum exec_orphan exec_orphan_cases[] = { EXEC_ZOMBIE, EXEC_GHOST };
+static const enum exec_orphan exec_orphan_cases[] = {
+	EXEC_ZOMBIE, EXEC_GHOST, EXEC_DYING
+};
 
 static void exec_orphan_desc(const enum exec_orphan *kind, char *desc)
 {
-	strscpy(desc, *kind == EXEC_ZOMBIE ? "zombie" : "ghost",
-		KUNIT_PARAM_DESC_SIZE);
+	static const char * const names[] = {
+		[EXEC_ZOMBIE] = "zombie",
+		[EXEC_GHOST] = "ghost",
+		[EXEC_DYING] = "gem-refcount-zero",
+	};
+
+	strscpy(desc, names[*kind], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(exec_orphan, exec_orphan_cases, exec_orphan_desc);
 
 /*
- * A zombie (GEM reference count at zero) or a ghost (no DRM device) that
- * another transaction holds must not be locked through the exec: that would
- * take a GEM reference it does not have. Eviction passes it by.
+ * A zombie (released, awaiting destruction), a ghost (no DRM device) or a
+ * BO whose GEM object is on its way out, held by an older transaction,
+ * must not be locked through the exec: it would take a GEM reference the
+ * BO does not have, and back off for something it may never lock.
  */
 static void ttm_bo_exec_skips_orphans(struct kunit *test)
 {
 	const enum exec_orphan *kind = test->param_value;
 	struct ttm_buffer_object *orphan, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct ww_acquire_ctx older;
+	struct exec_holder older;
 	struct drm_device *dev;
 	struct drm_exec exec;
+	int deadlocks = 0;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
 	orphan = exec_test_bo(test, &vram_placement);
 	bo = exec_test_bo(test, &sys_placement);
-
-	ww_acquire_init(&older, &reservation_ww_class);
-	KUNIT_ASSERT_EQ(test, dma_resv_lock(orphan->base.resv, &older), 0);
+	exec_holder_start(test, &older, orphan, NULL);
 
 	dev = orphan->base.dev;
 	if (*kind == EXEC_ZOMBIE)
-		refcount_set(&orphan->base.refcount.refcount, 0);
-	else
+		orphan->deleted = true;
+	else if (*kind == EXEC_GHOST)
 		orphan->base.dev = NULL;
+	else
+		refcount_set(&orphan->base.refcount.refcount, 0);
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
 		err = drm_exec_lock_obj(&exec, &bo->base);
 		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		/* A wrong back-off would wait for the holder: let it go. */
+		if (err == -EDEADLK && !deadlocks++)
+			exec_holder_stop(&older);
+		drm_exec_retry_on_contention(&exec);
 	}
-	KUNIT_ASSERT_EQ(test, err, 0);
 
-	/* No retry loop: a wrong -EDEADLK would block on the older holder. */
-	err = ttm_bo_validate(bo, &vram_placement, &ctx);
+	KUNIT_EXPECT_EQ(test, deadlocks, 0);
 	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
-	KUNIT_EXPECT_FALSE(test, drm_exec_is_contended(&exec));
-	KUNIT_EXPECT_FALSE(test, exec_holds(&exec, orphan));
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&orphan->base.refcount),
+			*kind == EXEC_DYING ? 0 : 1);
 	drm_exec_fini(&exec);
+	if (!deadlocks)
+		exec_holder_stop(&older);
 
-	if (*kind == EXEC_ZOMBIE)
-		KUNIT_EXPECT_EQ(test, kref_read(&orphan->base.refcount), 0);
 	refcount_set(&orphan->base.refcount.refcount, 1);
 	orphan->base.dev = dev;
-
-	dma_resv_unlock(orphan->base.resv);
-	ww_acquire_fini(&older);
+	orphan->deleted = false;
 	ttm_bo_put(bo);
 	ttm_bo_put(orphan);
 }
 
-struct exec_holder {
-	struct ttm_buffer_object *bo;
-	struct completion locked;
-	struct completion done;
-};
-
-/* A younger transaction that holds @bo until an older one waits for it. */
-static int exec_holder_fn(void *arg)
-{
-	struct exec_holder *h = arg;
-	struct ww_acquire_ctx ticket;
-
-	ww_acquire_init(&ticket, &reservation_ww_class);
-	WARN_ON(dma_resv_lock(h->bo->base.resv, &ticket));
-	complete(&h->locked);
-
-	while (list_empty_careful(&h->bo->base.resv->lock.base.wait_list))
-		usleep_range(100, 200);
-
-	dma_resv_unlock(h->bo->base.resv);
-	ww_acquire_fini(&ticket);
-	complete(&h->done);
-	return 0;
-}
-
 /*
- * A victim that eviction had to wait for is locked through the exec, and
- * released once the space it freed is allocated: afterwards the exec holds
+ * A younger transaction holds the only victim. The older one waits for it
+ * instead of giving up, evicts it while holding it through the exec, and
+ * releases it once the space is allocated: afterwards the exec holds
  * exactly what the caller locked.
  */
 static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 {
+	struct ttm_buffer_object *victim, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct exec_holder holder = { };
-	struct ttm_buffer_object *bo;
-	struct task_struct *task;
+	struct exec_holder younger;
+	bool started = false;
 	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
-	holder.bo = exec_test_bo(test, &vram_placement);
+	victim = exec_test_bo(test, &vram_placement);
 	bo = exec_test_bo(test, &sys_placement);
-	init_completion(&holder.locked);
-	init_completion(&holder.done);
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
+		/* This test is about waiting, not about backing off. */
+		exec_test_no_injection(&exec);
 		err = drm_exec_lock_obj(&exec, &bo->base);
 		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+
+		/* Started after our ticket, so younger: we wait for it. */
+		if (!started) {
+			exec_holder_start(test, &younger, victim, current);
+			started = true;
+		}
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		drm_exec_retry_on_contention(&exec);
 	}
-	KUNIT_ASSERT_EQ(test, err, 0);
-
-	/*
-	 * This test is about waiting, not backing off: keep the ww-mutex
-	 * slowpath debugging from injecting an -EDEADLK on the victim.
-	 */
-#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
-	exec.ticket.deadlock_inject_countdown = UINT_MAX;
-#endif
-
-	/* The holder's ticket is younger: the exec waits for it, no -EDEADLK. */
-	task = kthread_run(exec_holder_fn, &holder, "ttm-exec-holder");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	wait_for_completion(&holder.locked);
-
-	err = ttm_bo_validate(bo, &vram_placement, &ctx);
-	wait_for_completion(&holder.done);
+	wait_for_completion(&younger.done);
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, holder.bo->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_FALSE(test, exec_holds(&exec, holder.bo));
+	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 1);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
-	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(holder.bo->base.resv));
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
 
 	drm_exec_fini(&exec);
 	ttm_bo_put(bo);
-	ttm_bo_put(holder.bo);
+	ttm_bo_put(victim);
 }
 
 struct exec_stress {
 	struct ttm_buffer_object *bos[STRESS_BOS];
 	bool use_exec;
+	bool inject;
 	atomic_t failures;
 	atomic_t backoffs;
 };
@@ -478,6 +552,8 @@ static void exec_stress_transaction(struct exec_stress *s,
 		ctx.exec = &exec;
 
 	drm_exec_until_all_locked(&exec) {
+		if (!s->inject)
+			exec_test_no_injection(&exec);
 		for (i = 0; i < n; i++) {
 			err = drm_exec_lock_obj(&exec, &set[i]->base);
 			drm_exec_retry_on_contention(&exec);
@@ -543,7 +619,7 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 {
 	struct exec_stress_worker *workers;
 	struct task_struct *task;
-	int i;
+	int i, started;
 
 	workers = kunit_kcalloc(test, STRESS_THREADS, sizeof(*workers),
 				GFP_KERNEL);
@@ -552,16 +628,21 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 	for (i = 0; i < STRESS_BOS; i++)
 		s->bos[i] = exec_test_bo(test, &sys_placement);
 
-	for (i = 0; i < STRESS_THREADS; i++) {
-		workers[i].stress = s;
-		workers[i].seed = i + 1;
-		init_completion(&workers[i].done);
-		task = kthread_run(exec_stress_fn, &workers[i],
-				   "ttm-exec-stress/%d", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (started = 0; started < STRESS_THREADS; started++) {
+		struct exec_stress_worker *w = &workers[started];
+
+		w->stress = s;
+		w->seed = started + 1;
+		init_completion(&w->done);
+		task = kthread_run(exec_stress_fn, w, "ttm-exec-stress/%d",
+				   started);
+		if (IS_ERR(task))
+			break;
 	}
-	for (i = 0; i < STRESS_THREADS; i++)
+	/* Never leave the test while a worker still uses its memory. */
+	for (i = 0; i < started; i++)
 		wait_for_completion(&workers[i].done);
+	KUNIT_ASSERT_EQ(test, started, STRESS_THREADS);
 
 	exec_stress_check(test, s, vram);
 	for (i = 0; i < STRESS_BOS; i++)
@@ -569,35 +650,49 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(vram), 0);
 }
 
+static const bool exec_inject_cases[] = { true, false };
+
+static void exec_inject_desc(const bool *inject, char *desc)
+{
+	strscpy(desc, *inject ? "injected-deadlocks" : "natural",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_inject, exec_inject_cases, exec_inject_desc);
+
 /*
  * 8 threads run 200 transactions each against a 2x overcommitted VRAM,
- * once through the 6.12 path and once with the exec in the context. With the
- * exec, no transaction fails. The back-off count proves the run contended.
+ * once through the 6.12 path and once with the exec in the context, with
+ * and without the ww-mutex slowpath's injected deadlocks. With the exec,
+ * no transaction fails.
  */
 static void ttm_bo_exec_stress(struct kunit *test)
 {
 	struct exec_stress *baseline, *exec;
 	struct ttm_resource_manager *vram;
+	const bool *inject = test->param_value;
 
 	baseline = kunit_kzalloc(test, sizeof(*baseline), GFP_KERNEL);
 	exec = kunit_kzalloc(test, sizeof(*exec), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, baseline);
 	KUNIT_ASSERT_NOT_NULL(test, exec);
+	baseline->inject = *inject;
+	exec->inject = *inject;
 	exec->use_exec = true;
 
 	vram = exec_test_vram(test, STRESS_VRAM_SIZE);
 	exec_stress_run(test, baseline, vram);
 	exec_stress_run(test, exec, vram);
 
-	kunit_info(test, "6.12 path: %d of %d transactions failed\n",
+	kunit_info(test, "failed transactions of %d: 6.12 path %d, exec-aware %d (%d eviction back-offs)\n",
+		   STRESS_THREADS * STRESS_TXNS,
 		   atomic_read(&baseline->failures),
-		   STRESS_THREADS * STRESS_TXNS);
-	kunit_info(test, "exec-aware: %d of %d failed, %d eviction back-offs\n",
-		   atomic_read(&exec->failures), STRESS_THREADS * STRESS_TXNS,
+		   atomic_read(&exec->failures),
 		   atomic_read(&exec->backoffs));
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&exec->failures), 0);
-	KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
+	if (IS_ENABLED(CONFIG_DEBUG_WW_MUTEX_SLOWPATH) && *inject)
+		KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
 }
 
 static struct kunit_case ttm_bo_exec_test_cases[] = {
@@ -606,7 +701,8 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
-	KUNIT_CASE_SLOW(ttm_bo_exec_stress),
+	KUNIT_CASE_PARAM_ATTR(ttm_bo_exec_stress, exec_inject_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 
