@@ -66,6 +66,7 @@ fi
 
 note "building $OUT/arch/x86/boot/bzImage (make -j$JOBS)"
 # Time the build inside the lock, so the figure leaves out the wait.
+# shellcheck disable=SC2016
 lock bash -c 'SECONDS=0; "$@" && echo "==> kernel built in $SECONDS s"' _ \
 	"${KMAKE[@]}" -s -j"$JOBS" bzImage headers ||
 	die "kernel build failed; rerun '${KMAKE[*]} bzImage' to see the error"
