@@ -5,9 +5,7 @@
 
 #include "xe_bo.h"
 
-#include <linux/delay.h>
 #include <linux/dma-buf.h>
-#include <linux/ktime.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_gem_ttm_helper.h>
@@ -1926,10 +1924,11 @@ void xe_bo_unpin(struct xe_bo *bo)
  * the @vm's reservation object, they can be evicted iff @allow_res_evict is
  * set to true, otherwise they will be bypassed.
  *
- * With @exec, eviction locks the bos it needs to evict through @exec, and
- * releases them again before returning. Without @exec, contention on a bo
- * selected for eviction may end in -ENOMEM although memory could have been
- * made available.
+ * With @exec, eviction locks the bos it needs to evict through @exec, as
+ * @exec's flags say (interruptibly only with DRM_EXEC_INTERRUPTIBLE_WAIT),
+ * and releases them again before returning. Without @exec, contention on a
+ * bo selected for eviction may end in -ENOMEM although memory could have
+ * been made available.
  *
  * Return: 0 on success, negative error code on failure. May return
  * -EINTR or -ERESTARTSYS if internal waits are interrupted by a signal.
@@ -1947,6 +1946,10 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 
 	if (xe_bo_is_pinned(bo))
 		return 0;
+
+	/* TTM ignores an exec that does not hold @bo: catch the mistake. */
+	xe_assert(xe_bo_device(bo), !exec ||
+		  dma_resv_locking_ctx(bo->ttm.base.resv) == &exec->ticket);
 
 	if (vm) {
 		lockdep_assert_held(&vm->lock);
@@ -2053,35 +2056,6 @@ void xe_bo_vunmap(struct xe_bo *bo)
 	__xe_bo_vunmap(bo);
 }
 
-#define XE_BO_CREATE_RETRY_TIMEOUT_MS 1000
-
-/*
- * The GEM create ioctl holds the VM's reservation, if any, without a ww
- * ticket, and TTM locks a new bo's own reservation the same way. Eviction
- * for the new bo can then only trylock its victims: one held by another
- * task, for instance by a submission validating its own bos, makes the
- * allocation fail with -ENOMEM although memory could have been made
- * available. There is no transaction to back off and retry, so sleep
- * briefly and retry the creation, for at most
- * XE_BO_CREATE_RETRY_TIMEOUT_MS. Nothing is held across the sleep, and a
- * real out-of-memory still ends in -ENOMEM once the time is up.
- */
-static bool xe_bo_create_should_retry(int err, ktime_t *end)
-{
-	ktime_t cur;
-
-	if (err != -ENOMEM)
-		return false;
-
-	cur = ktime_get();
-	*end = *end ? : ktime_add_ms(cur, XE_BO_CREATE_RETRY_TIMEOUT_MS);
-	if (!ktime_before(cur, *end))
-		return false;
-
-	msleep(20);
-	return true;
-}
-
 int xe_gem_create_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
@@ -2179,7 +2153,7 @@ retry:
 
 	if (IS_ERR(bo)) {
 		err = PTR_ERR(bo);
-		if (xe_bo_create_should_retry(err, &end))
+		if (xe_vm_validate_should_retry(NULL, err, &end))
 			goto retry;
 		goto out_vm;
 	}

@@ -131,6 +131,7 @@ static int handle_vma_pagefault(struct xe_tile *tile, struct pagefault *pf,
 	struct xe_vm *vm = xe_vma_vm(vma);
 	struct drm_exec exec;
 	struct dma_fence *fence;
+	ktime_t end = 0;
 	int err;
 	bool atomic;
 
@@ -156,6 +157,8 @@ retry_userptr:
 	drm_exec_until_all_locked(&exec) {
 		err = xe_pf_begin(&exec, vma, atomic, tile->id);
 		drm_exec_retry_on_contention(&exec);
+		if (xe_vm_validate_should_retry(&exec, err, &end))
+			err = -EAGAIN;
 		if (err)
 			goto unlock_dma_resv;
 
@@ -164,6 +167,8 @@ retry_userptr:
 		fence = xe_vma_rebind(vm, vma, BIT(tile->id));
 		if (IS_ERR(fence)) {
 			err = PTR_ERR(fence);
+			if (xe_vm_validate_should_retry(&exec, err, &end))
+				err = -EAGAIN;
 			goto unlock_dma_resv;
 		}
 	}

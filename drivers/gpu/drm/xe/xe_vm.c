@@ -332,6 +332,8 @@ int __xe_vm_userptr_needs_repin(struct xe_vm *vm)
 		list_empty(&vm->userptr.invalidated)) ? 0 : -EAGAIN;
 }
 
+#define XE_VM_REBIND_RETRY_TIMEOUT_MS 1000
+
 /**
  * xe_vm_kill() - VM Kill
  * @vm: The VM.
@@ -361,6 +363,39 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 	/* TODO: Inform user the VM is banned */
 }
 
+/**
+ * xe_vm_validate_should_retry() - Whether to retry after a validate error.
+ * @exec: The drm_exec object used for locking before validation.
+ * @err: The error returned from ttm_bo_validate().
+ * @end: A ktime_t cookie that should be set to 0 before first use and
+ * that should be reused on subsequent calls.
+ *
+ * Validation inside a drm_exec loop passes the exec to TTM, which then
+ * backs off from wound/wait contention with -EDEADLK instead of failing.
+ * Allocations made inside the loop without the exec, page-table bos in
+ * particular, still see such contention as -ENOMEM. Until they take the
+ * exec too, the best the driver can do for them is retry with a timeout.
+ * Check if that is necessary.
+ *
+ * Return: true if a retry after drm_exec_init() is recommended;
+ * false otherwise.
+ */
+bool xe_vm_validate_should_retry(struct drm_exec *exec, int err, ktime_t *end)
+{
+	ktime_t cur;
+
+	if (err != -ENOMEM)
+		return false;
+
+	cur = ktime_get();
+	*end = *end ? : ktime_add_ms(cur, XE_VM_REBIND_RETRY_TIMEOUT_MS);
+	if (!ktime_before(cur, *end))
+		return false;
+
+	msleep(20);
+	return true;
+}
+
 static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 {
 	struct xe_vm *vm = gpuvm_to_vm(vm_bo->vm);
@@ -373,8 +408,9 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 			       &vm->rebind_list);
 
 	/*
-	 * Called by drm_gpuvm_validate() from within the caller's drm_exec
-	 * locking loop, which retries on contention.
+	 * drm_gpuvm_validate() runs inside the caller's locking loop. Backing
+	 * off with -EDEADLK is safe: the rebind list moves above repeat
+	 * harmlessly when the loop runs again.
 	 */
 	ret = xe_bo_validate(gem_to_xe_bo(vm_bo->obj), vm, false, exec);
 	if (ret)
@@ -494,6 +530,7 @@ static void preempt_rebind_work_func(struct work_struct *w)
 	struct drm_exec exec;
 	unsigned int fence_count = 0;
 	LIST_HEAD(preempt_fences);
+	ktime_t end = 0;
 	int err = 0;
 	long wait;
 	int __maybe_unused tries = 0;
@@ -525,6 +562,9 @@ retry:
 		drm_exec_retry_on_contention(&exec);
 		if (err || done) {
 			drm_exec_fini(&exec);
+			if (err && xe_vm_validate_should_retry(&exec, err, &end))
+				err = -EAGAIN;
+
 			goto out_unlock_outer;
 		}
 	}

@@ -41,9 +41,10 @@ static struct ttm_placement vram_placement = {
 static struct {
 	int evicted;
 	int evicted_through_exec;
+	int earlier_victims_held;
+	struct ttm_buffer_object *victims[2];
 } exec_test_seen;
 
-/* The tests are about who may move what, so moves copy nothing. */
 /* Is @bo locked by, and tracked in, @exec? */
 static bool exec_holds(struct drm_exec *exec, struct ttm_buffer_object *bo)
 {
@@ -58,6 +59,21 @@ static bool exec_holds(struct drm_exec *exec, struct ttm_buffer_object *bo)
 	return false;
 }
 
+/* Record an eviction, and whether the earlier victims are still held. */
+static void exec_test_seen_eviction(struct drm_exec *exec,
+				    struct ttm_buffer_object *bo)
+{
+	int i, n = exec_test_seen.evicted++;
+
+	for (i = 0; i < min_t(int, n, ARRAY_SIZE(exec_test_seen.victims)); i++)
+		if (exec_holds(exec, exec_test_seen.victims[i]))
+			exec_test_seen.earlier_victims_held++;
+	if (n < ARRAY_SIZE(exec_test_seen.victims))
+		exec_test_seen.victims[n] = bo;
+	if (exec_holds(exec, bo))
+		exec_test_seen.evicted_through_exec++;
+}
+
 /*
  * The tests are about who may move what, so moves copy nothing. Evictions
  * record whether the victim was locked through the caller's exec.
@@ -66,11 +82,10 @@ static int exec_test_move(struct ttm_buffer_object *bo, bool evict,
 			  struct ttm_operation_ctx *ctx,
 			  struct ttm_resource *new_mem, struct ttm_place *hop)
 {
-	if (evict) {
+	if (evict && ctx->exec)
+		exec_test_seen_eviction(ctx->exec, bo);
+	else if (evict)
 		exec_test_seen.evicted++;
-		if (ctx->exec && exec_holds(ctx->exec, bo))
-			exec_test_seen.evicted_through_exec++;
-	}
 	ttm_bo_move_null(bo, new_mem);
 	return 0;
 }
@@ -125,9 +140,10 @@ static struct ttm_resource_manager *exec_test_vram(struct kunit *test,
 	return ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
 }
 
-/* An unlocked BO with its own reservation object, placed in @placement. */
+/* An unlocked BO of @size with its own reservation, placed in @placement. */
 static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
-					      struct ttm_placement *placement)
+					      struct ttm_placement *placement,
+					      size_t size)
 {
 	struct ttm_test_devices *priv = test->priv;
 	struct ttm_operation_ctx ctx = { };
@@ -137,7 +153,7 @@ static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
 
-	drm_gem_private_object_init(priv->drm, &bo->base, EXEC_BO_SIZE);
+	drm_gem_private_object_init(priv->drm, &bo->base, size);
 	err = ttm_bo_init_reserved(priv->ttm_dev, bo, ttm_bo_type_device,
 				   placement, PAGE_SIZE, &ctx, NULL, NULL,
 				   &dummy_ttm_bo_destroy);
@@ -147,22 +163,23 @@ static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
 	return bo;
 }
 
-/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting -EDEADLK into @exec. */
-static void exec_test_no_injection(struct drm_exec *exec)
+/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting -EDEADLK into @ticket. */
+static void exec_test_no_injection(struct ww_acquire_ctx *ticket)
 {
 #ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
-	exec->ticket.deadlock_inject_countdown = UINT_MAX;
+	ticket->deadlock_inject_countdown = UINT_MAX;
 #endif
 }
 
 /*
  * Another client's transaction. It runs in a thread of its own, because
- * one task must not hold two acquire contexts of a ww class. It locks @bo
- * and holds it until released, or, with @waiter set, until @waiter sleeps
- * on the lock.
+ * one task must not hold two acquire contexts of a ww class. It locks
+ * @bos and holds them until released or, with @waiter set, releases each
+ * in turn once @waiter sleeps on it.
  */
 struct exec_holder {
-	struct ttm_buffer_object *bo;
+	struct ttm_buffer_object *bos[2];
+	unsigned int nr;
 	struct task_struct *waiter;
 	struct completion locked;
 	struct completion release;
@@ -170,35 +187,51 @@ struct exec_holder {
 };
 
 #ifndef CONFIG_PREEMPT_RT
-static bool exec_holder_has_waiter(struct exec_holder *h)
+static bool exec_holder_has_waiter(struct exec_holder *h,
+				   struct ttm_buffer_object *bo)
 {
-	return !list_empty_careful(&h->bo->base.resv->lock.base.wait_list);
+	return !list_empty_careful(&bo->base.resv->lock.base.wait_list);
 }
 #else
-static bool exec_holder_has_waiter(struct exec_holder *h)
+static bool exec_holder_has_waiter(struct exec_holder *h,
+				   struct ttm_buffer_object *bo)
 {
 	return !task_is_running(h->waiter);
 }
 #endif
 
+/* Bounded, so that a broken eviction fails instead of hanging. */
+static void exec_holder_wait_for_waiter(struct exec_holder *h,
+					struct ttm_buffer_object *bo)
+{
+	int i;
+
+	for (i = 0; i < 10000 && !exec_holder_has_waiter(h, bo); i++)
+		usleep_range(100, 200);
+}
+
 static int exec_holder_fn(void *arg)
 {
 	struct exec_holder *h = arg;
 	struct ww_acquire_ctx ticket;
-	int err, i;
+	unsigned int i, locked;
+	int err = 0;
 
 	ww_acquire_init(&ticket, &reservation_ww_class);
-	err = dma_resv_lock(h->bo->base.resv, &ticket);
+	exec_test_no_injection(&ticket);
+	for (locked = 0; locked < h->nr && !err; locked++)
+		err = dma_resv_lock(h->bos[locked]->base.resv, &ticket);
+	if (err)
+		locked--;
 	complete(&h->locked);
-	if (!err && h->waiter) {
-		/* Bounded, so that a broken eviction fails instead of hanging. */
-		for (i = 0; i < 10000 && !exec_holder_has_waiter(h); i++)
-			usleep_range(100, 200);
-	} else if (!err) {
+
+	if (!err && !h->waiter)
 		wait_for_completion(&h->release);
+	for (i = 0; i < locked; i++) {
+		if (h->waiter)
+			exec_holder_wait_for_waiter(h, h->bos[i]);
+		dma_resv_unlock(h->bos[i]->base.resv);
 	}
-	if (!err)
-		dma_resv_unlock(h->bo->base.resv);
 	ww_acquire_fini(&ticket);
 	complete(&h->done);
 	return 0;
@@ -209,8 +242,10 @@ static void exec_holder_start(struct kunit *test, struct exec_holder *h,
 			      struct task_struct *waiter)
 {
 	struct task_struct *task;
+	unsigned int i;
 
-	h->bo = bo;
+	if (!h->nr)
+		h->bos[h->nr++] = bo;
 	h->waiter = waiter;
 	init_completion(&h->locked);
 	init_completion(&h->release);
@@ -218,7 +253,10 @@ static void exec_holder_start(struct kunit *test, struct exec_holder *h,
 	task = kthread_run(exec_holder_fn, h, "ttm-exec-holder");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	wait_for_completion(&h->locked);
-	KUNIT_ASSERT_PTR_NE(test, dma_resv_locking_ctx(bo->base.resv), NULL);
+	for (i = 0; i < h->nr; i++)
+		KUNIT_ASSERT_PTR_NE(test,
+				    dma_resv_locking_ctx(h->bos[i]->base.resv),
+				    NULL);
 }
 
 static void exec_holder_stop(struct exec_holder *h)
@@ -237,27 +275,26 @@ static void ttm_bo_exec_evict_contended(struct kunit *test)
 {
 	struct ttm_buffer_object *held, *own, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct exec_holder older;
+	struct drm_gem_object *pair[2];
+	struct exec_holder older = { };
 	struct drm_exec exec;
 	int deadlocks = 0;
 	int err;
 
 	exec_test_vram(test, 2 * EXEC_BO_SIZE);
-	held = exec_test_bo(test, &vram_placement);
-	own = exec_test_bo(test, &vram_placement);
-	bo = exec_test_bo(test, &sys_placement);
+	held = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	own = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	pair[0] = &own->base;
+	pair[1] = &bo->base;
 	exec_holder_start(test, &older, held, NULL);
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
 		/* Only the real conflict: an injected one drops the prelock. */
-		exec_test_no_injection(&exec);
-		err = drm_exec_lock_obj(&exec, &own->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-		err = drm_exec_lock_obj(&exec, &bo->base);
+		exec_test_no_injection(&exec.ticket);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -291,23 +328,22 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 {
 	struct ttm_buffer_object *held, *own, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct exec_holder older;
+	struct drm_gem_object *pair[2];
+	struct exec_holder older = { };
 	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, 2 * EXEC_BO_SIZE);
-	held = exec_test_bo(test, &vram_placement);
-	own = exec_test_bo(test, &vram_placement);
-	bo = exec_test_bo(test, &sys_placement);
+	held = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	own = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	pair[0] = &own->base;
+	pair[1] = &bo->base;
 	exec_holder_start(test, &older, held, NULL);
 
 	drm_exec_init(&exec, 0, 0);
 	drm_exec_until_all_locked(&exec) {
-		err = drm_exec_lock_obj(&exec, &own->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-		err = drm_exec_lock_obj(&exec, &bo->base);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -346,21 +382,20 @@ static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 	const u32 *flags = test->param_value;
 	struct ttm_buffer_object *own, *bo;
 	struct ttm_operation_ctx ctx = { };
+	struct drm_gem_object *pair[2];
 	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
-	own = exec_test_bo(test, &vram_placement);
-	bo = exec_test_bo(test, &sys_placement);
+	own = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	pair[0] = &own->base;
+	pair[1] = &bo->base;
 
 	drm_exec_init(&exec, *flags, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
-		err = drm_exec_lock_obj(&exec, &own->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-		err = drm_exec_lock_obj(&exec, &bo->base);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -409,15 +444,15 @@ static void ttm_bo_exec_skips_orphans(struct kunit *test)
 	const enum exec_orphan *kind = test->param_value;
 	struct ttm_buffer_object *orphan, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct exec_holder older;
+	struct exec_holder older = { };
 	struct drm_device *dev;
 	struct drm_exec exec;
 	int deadlocks = 0;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
-	orphan = exec_test_bo(test, &vram_placement);
-	bo = exec_test_bo(test, &sys_placement);
+	orphan = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
 	exec_holder_start(test, &older, orphan, NULL);
 
 	dev = orphan->base.dev;
@@ -468,20 +503,20 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 {
 	struct ttm_buffer_object *victim, *bo;
 	struct ttm_operation_ctx ctx = { };
-	struct exec_holder younger;
+	struct exec_holder younger = { };
 	bool started = false;
 	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
-	victim = exec_test_bo(test, &vram_placement);
-	bo = exec_test_bo(test, &sys_placement);
+	victim = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
 		/* This test is about waiting, not about backing off. */
-		exec_test_no_injection(&exec);
+		exec_test_no_injection(&exec.ticket);
 		err = drm_exec_lock_obj(&exec, &bo->base);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
@@ -507,6 +542,62 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 	drm_exec_fini(&exec);
 	ttm_bo_put(bo);
 	ttm_bo_put(victim);
+}
+
+/*
+ * One allocation needs two victims, both held by a younger transaction.
+ * The first stays locked through the exec while the second is evicted, so
+ * that its owner cannot move it back in between, and both are released
+ * once the space is allocated.
+ */
+static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
+{
+	struct ttm_buffer_object *first, *second, *bo;
+	struct ttm_operation_ctx ctx = { };
+	struct exec_holder younger = { };
+	bool started = false;
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, 2 * EXEC_BO_SIZE);
+	first = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	second = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, 2 * EXEC_BO_SIZE);
+	younger.bos[0] = first;
+	younger.bos[1] = second;
+	younger.nr = 2;
+
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		exec_test_no_injection(&exec.ticket);
+		err = drm_exec_lock_obj(&exec, &bo->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+
+		if (!started) {
+			exec_holder_start(test, &younger, first, current);
+			started = true;
+		}
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		drm_exec_retry_on_contention(&exec);
+	}
+	wait_for_completion(&younger.done);
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 2);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 2);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.earlier_victims_held, 1);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(first->base.resv));
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(second->base.resv));
+
+	drm_exec_fini(&exec);
+	ttm_bo_put(bo);
+	ttm_bo_put(second);
+	ttm_bo_put(first);
 }
 
 struct exec_stress {
@@ -553,7 +644,7 @@ static void exec_stress_transaction(struct exec_stress *s,
 
 	drm_exec_until_all_locked(&exec) {
 		if (!s->inject)
-			exec_test_no_injection(&exec);
+			exec_test_no_injection(&exec.ticket);
 		for (i = 0; i < n; i++) {
 			err = drm_exec_lock_obj(&exec, &set[i]->base);
 			drm_exec_retry_on_contention(&exec);
@@ -626,7 +717,7 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 	KUNIT_ASSERT_NOT_NULL(test, workers);
 
 	for (i = 0; i < STRESS_BOS; i++)
-		s->bos[i] = exec_test_bo(test, &sys_placement);
+		s->bos[i] = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
 
 	for (started = 0; started < STRESS_THREADS; started++) {
 		struct exec_stress_worker *w = &workers[started];
@@ -701,6 +792,7 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
+	KUNIT_CASE(ttm_bo_exec_victims_held_until_allocated),
 	KUNIT_CASE_PARAM_ATTR(ttm_bo_exec_stress, exec_inject_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
