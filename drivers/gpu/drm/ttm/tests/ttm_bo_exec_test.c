@@ -37,8 +37,12 @@ static struct ttm_placement vram_placement = {
 	.placement = &vram_place,
 };
 
-/* What the last test saw of its victims while they were being evicted. */
+/*
+ * What the running test saw of its victims while they were being evicted.
+ * Only single-threaded tests watch.
+ */
 static struct {
+	bool watch;
 	int evicted;
 	int evicted_through_exec;
 	int earlier_victims_held;
@@ -82,9 +86,9 @@ static int exec_test_move(struct ttm_buffer_object *bo, bool evict,
 			  struct ttm_operation_ctx *ctx,
 			  struct ttm_resource *new_mem, struct ttm_place *hop)
 {
-	if (evict && ctx->exec)
+	if (evict && exec_test_seen.watch && ctx->exec)
 		exec_test_seen_eviction(ctx->exec, bo);
-	else if (evict)
+	else if (evict && exec_test_seen.watch)
 		exec_test_seen.evicted++;
 	ttm_bo_move_null(bo, new_mem);
 	return 0;
@@ -117,6 +121,7 @@ static int ttm_bo_exec_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
 
 	memset(&exec_test_seen, 0, sizeof(exec_test_seen));
+	exec_test_seen.watch = true;
 	return ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, false,
 						false, funcs);
 }
@@ -294,7 +299,7 @@ static void ttm_bo_exec_evict_contended(struct kunit *test)
 	drm_exec_until_all_locked(&exec) {
 		/* Only the real conflict: an injected one drops the prelock. */
 		exec_test_no_injection(&exec.ticket);
-		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 1);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -343,7 +348,7 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 
 	drm_exec_init(&exec, 0, 0);
 	drm_exec_until_all_locked(&exec) {
-		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 1);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -395,7 +400,7 @@ static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 	drm_exec_init(&exec, *flags, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
-		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 0);
+		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 1);
 		drm_exec_retry_on_contention(&exec);
 		if (err)
 			break;
@@ -771,6 +776,8 @@ static void ttm_bo_exec_stress(struct kunit *test)
 	exec->inject = *inject;
 	exec->use_exec = true;
 
+	/* Many threads evict at once: nothing to watch one by one. */
+	exec_test_seen.watch = false;
 	vram = exec_test_vram(test, STRESS_VRAM_SIZE);
 	exec_stress_run(test, baseline, vram);
 	exec_stress_run(test, exec, vram);
