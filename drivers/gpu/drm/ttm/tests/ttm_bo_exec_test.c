@@ -243,14 +243,11 @@ static int exec_holder_fn(void *arg)
 }
 
 static void exec_holder_start(struct kunit *test, struct exec_holder *h,
-			      struct ttm_buffer_object *bo,
 			      struct task_struct *waiter)
 {
 	struct task_struct *task;
 	unsigned int i;
 
-	if (!h->nr)
-		h->bos[h->nr++] = bo;
 	h->waiter = waiter;
 	init_completion(&h->locked);
 	init_completion(&h->release);
@@ -292,7 +289,8 @@ static void ttm_bo_exec_evict_contended(struct kunit *test)
 	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
 	pair[0] = &own->base;
 	pair[1] = &bo->base;
-	exec_holder_start(test, &older, held, NULL);
+	older.bos[older.nr++] = held;
+	exec_holder_start(test, &older, NULL);
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
@@ -344,7 +342,8 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
 	pair[0] = &own->base;
 	pair[1] = &bo->base;
-	exec_holder_start(test, &older, held, NULL);
+	older.bos[older.nr++] = held;
+	exec_holder_start(test, &older, NULL);
 
 	drm_exec_init(&exec, 0, 0);
 	drm_exec_until_all_locked(&exec) {
@@ -458,7 +457,8 @@ static void ttm_bo_exec_skips_orphans(struct kunit *test)
 	exec_test_vram(test, EXEC_BO_SIZE);
 	orphan = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
 	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
-	exec_holder_start(test, &older, orphan, NULL);
+	older.bos[older.nr++] = orphan;
+	exec_holder_start(test, &older, NULL);
 
 	dev = orphan->base.dev;
 	if (*kind == EXEC_ZOMBIE)
@@ -499,6 +499,39 @@ static void ttm_bo_exec_skips_orphans(struct kunit *test)
 }
 
 /*
+ * Validate @bo into VRAM in @exec, waiting for what eviction needs from
+ * @younger, which is started once our ticket exists and so is younger:
+ * we wait for it instead of backing off.
+ */
+static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
+				   struct ttm_buffer_object *bo,
+				   struct exec_holder *younger)
+{
+	struct ttm_operation_ctx ctx = { .exec = exec };
+	bool started = false;
+	int err;
+
+	drm_exec_until_all_locked(exec) {
+		/* These tests are about waiting, not about backing off. */
+		exec_test_no_injection(&exec->ticket);
+		err = drm_exec_lock_obj(exec, &bo->base);
+		drm_exec_retry_on_contention(exec);
+		if (err)
+			break;
+
+		if (!started) {
+			exec_holder_start(test, younger, current);
+			started = true;
+		}
+		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		drm_exec_retry_on_contention(exec);
+	}
+	if (started)
+		wait_for_completion(&younger->done);
+	return err;
+}
+
+/*
  * A younger transaction holds the only victim. The older one waits for it
  * instead of giving up, evicts it while holding it through the exec, and
  * releases it once the space is allocated: afterwards the exec holds
@@ -507,35 +540,17 @@ static void ttm_bo_exec_skips_orphans(struct kunit *test)
 static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 {
 	struct ttm_buffer_object *victim, *bo;
-	struct ttm_operation_ctx ctx = { };
 	struct exec_holder younger = { };
-	bool started = false;
 	struct drm_exec exec;
 	int err;
 
 	exec_test_vram(test, EXEC_BO_SIZE);
 	victim = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
 	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	younger.bos[younger.nr++] = victim;
 
 	drm_exec_init(&exec, 0, 0);
-	ctx.exec = &exec;
-	drm_exec_until_all_locked(&exec) {
-		/* This test is about waiting, not about backing off. */
-		exec_test_no_injection(&exec.ticket);
-		err = drm_exec_lock_obj(&exec, &bo->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-
-		/* Started after our ticket, so younger: we wait for it. */
-		if (!started) {
-			exec_holder_start(test, &younger, victim, current);
-			started = true;
-		}
-		err = ttm_bo_validate(bo, &vram_placement, &ctx);
-		drm_exec_retry_on_contention(&exec);
-	}
-	wait_for_completion(&younger.done);
+	err = exec_test_validate_past(test, &exec, bo, &younger);
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
@@ -558,9 +573,7 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 {
 	struct ttm_buffer_object *first, *second, *bo;
-	struct ttm_operation_ctx ctx = { };
 	struct exec_holder younger = { };
-	bool started = false;
 	struct drm_exec exec;
 	int err;
 
@@ -573,22 +586,7 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	younger.nr = 2;
 
 	drm_exec_init(&exec, 0, 0);
-	ctx.exec = &exec;
-	drm_exec_until_all_locked(&exec) {
-		exec_test_no_injection(&exec.ticket);
-		err = drm_exec_lock_obj(&exec, &bo->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-
-		if (!started) {
-			exec_holder_start(test, &younger, first, current);
-			started = true;
-		}
-		err = ttm_bo_validate(bo, &vram_placement, &ctx);
-		drm_exec_retry_on_contention(&exec);
-	}
-	wait_for_completion(&younger.done);
+	err = exec_test_validate_past(test, &exec, bo, &younger);
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
