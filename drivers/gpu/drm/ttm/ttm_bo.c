@@ -36,6 +36,7 @@
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include <linux/cgroup_dmem.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
@@ -487,6 +488,22 @@ out_no_ref:
 }
 
 /**
+ * struct ttm_bo_dmem_charge - the dmem cgroup side of one allocation
+ * @pool: The pool charged; NULL while a dmem.max holds the charge back, or
+ *	when the manager has no region.
+ * @limit_pool: The pool whose dmem.max failed the charge, or NULL. Eviction
+ *	then takes only memory charged below it, and charges again.
+ * @only_unprotected: Evict no memory that dmem.low protects: the allocation
+ *	is entitled to unprotected memory only, because other placements are
+ *	still to be tried.
+ */
+struct ttm_bo_dmem_charge {
+	struct dmem_cgroup_pool_state *pool;
+	struct dmem_cgroup_pool_state *limit_pool;
+	bool only_unprotected;
+};
+
+/**
  * struct ttm_bo_evict_walk - Parameters for the evict walk.
  */
 struct ttm_bo_evict_walk {
@@ -500,7 +517,45 @@ struct ttm_bo_evict_walk {
 	struct ttm_resource **res;
 	/** @evicted: Number of successful evictions. */
 	unsigned long evicted;
+	/** @charge: The dmem charge of the allocation. */
+	struct ttm_bo_dmem_charge *charge;
+	/** @try_low: Also evict memory that only dmem.low protects. */
+	bool try_low;
+	/** @hit_low: dmem.low spared a victim: a @try_low pass may find more. */
+	bool hit_low;
 };
+
+/* Whether dmem protection and the charge's limit let @bo be evicted. */
+static bool ttm_bo_evict_cgroup_allows(struct ttm_bo_evict_walk *evict_walk,
+				       struct ttm_buffer_object *bo)
+{
+	return dmem_cgroup_state_evict_valuable(evict_walk->charge->limit_pool,
+						bo->resource->css,
+						evict_walk->try_low,
+						&evict_walk->hit_low);
+}
+
+/*
+ * Each eviction may have made room: charge first if a dmem.max held the
+ * charge back, then allocate. Neither failing to charge nor failing to
+ * allocate ends the walk: it goes on to the next victim.
+ */
+static int ttm_bo_evict_retry_alloc(struct ttm_bo_evict_walk *evict_walk)
+{
+	struct ttm_bo_dmem_charge *charge = evict_walk->charge;
+	int ret;
+
+	if (charge->limit_pool && !charge->pool) {
+		ret = ttm_resource_try_charge(evict_walk->evictor,
+					      evict_walk->place, &charge->pool,
+					      NULL);
+		if (ret)
+			return ret == -EAGAIN ? -ENOSPC : ret;
+	}
+
+	return ttm_resource_alloc_charged(evict_walk->evictor, evict_walk->place,
+					  charge->pool, evict_walk->res);
+}
 
 static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 {
@@ -508,7 +563,8 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 		container_of(walk, typeof(*evict_walk), walk);
 	s64 lret;
 
-	if (bo->pin_count || !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place))
+	if (bo->pin_count || !ttm_bo_evict_cgroup_allows(evict_walk, bo) ||
+	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place))
 		return 0;
 
 	if (bo->deleted) {
@@ -524,8 +580,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 
 	evict_walk->evicted++;
 	if (evict_walk->res)
-		lret = ttm_resource_alloc(evict_walk->evictor, evict_walk->place,
-					  evict_walk->res);
+		lret = ttm_bo_evict_retry_alloc(evict_walk);
 	if (lret == 0)
 		return 1;
 out:
@@ -569,13 +624,38 @@ static void ttm_bo_evict_unlock_victims(struct drm_exec *exec,
 						       exec->num_objects - 1));
 }
 
+/* A trylock pass, then, with a ticket, sleeping passes while they progress. */
+static s64 ttm_bo_evict_walk_passes(struct ttm_bo_evict_walk *evict_walk,
+				    struct ttm_device *bdev,
+				    struct ttm_resource_manager *man,
+				    struct ww_acquire_ctx *ticket)
+{
+	s64 lret;
+
+	evict_walk->walk.trylock_only = true;
+	lret = ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
+	if (lret || !ticket)
+		return lret;
+
+	evict_walk->walk.trylock_only = false;
+	do {
+		/* The walk may clear the evict_walk->walk.ticket field */
+		evict_walk->walk.ticket = ticket;
+		evict_walk->evicted = 0;
+		lret = ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
+	} while (!lret && evict_walk->evicted);
+
+	return lret;
+}
+
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_resource_manager *man,
 			      const struct ttm_place *place,
 			      struct ttm_buffer_object *evictor,
 			      struct ttm_operation_ctx *ctx,
 			      struct ww_acquire_ctx *ticket,
-			      struct ttm_resource **res)
+			      struct ttm_resource **res,
+			      struct ttm_bo_dmem_charge *charge)
 {
 	struct ttm_bo_evict_walk evict_walk = {
 		.walk = {
@@ -587,25 +667,20 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		.place = place,
 		.evictor = evictor,
 		.res = res,
+		.charge = charge,
 	};
 	struct drm_exec *exec = evict_walk.walk.exec;
 	unsigned int first = exec ? exec->num_objects : 0;
 	s64 lret;
 
-	evict_walk.walk.trylock_only = true;
-	lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
-	if (lret || !ticket)
-		goto out;
+	lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
 
-	/* If ticket-locking, repeat while making progress. */
-	evict_walk.walk.trylock_only = false;
-	do {
-		/* The walk may clear the evict_walk.walk.ticket field */
-		evict_walk.walk.ticket = ticket;
-		evict_walk.evicted = 0;
-		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
-	} while (!lret && evict_walk.evicted);
-out:
+	/* Memory that dmem.low protects goes only when nothing else is left. */
+	if (!lret && evict_walk.hit_low && !charge->only_unprotected) {
+		evict_walk.try_low = true;
+		lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
+	}
+
 	if (exec)
 		ttm_bo_evict_unlock_victims(exec, first);
 	if (lret < 0)
@@ -686,6 +761,63 @@ static int ttm_bo_add_move_fence(struct ttm_buffer_object *bo,
 	return ret;
 }
 
+/*
+ * An allocation within its own dmem protection may take unprotected memory
+ * even before eviction is allowed, rather than settle for another placement.
+ */
+static bool ttm_bo_charge_is_protected(struct dmem_cgroup_pool_state *pool)
+{
+	return dmem_cgroup_below_min(NULL, pool) ||
+	       dmem_cgroup_below_low(NULL, pool);
+}
+
+/*
+ * Charges, then allocates at @place, evicting for room if @force_space
+ * allows. The charge is held across the eviction and handed to the new
+ * resource; if nothing is allocated, it is returned. -ENOSPC means there
+ * was no room at @place.
+ */
+static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
+				 const struct ttm_place *place,
+				 struct ttm_operation_ctx *ctx,
+				 struct ww_acquire_ctx *ticket,
+				 bool force_space,
+				 struct ttm_resource **res)
+{
+	struct ttm_resource_manager *man =
+		ttm_manager_type(bo->bdev, place->mem_type);
+	struct ttm_bo_dmem_charge charge = {};
+	bool may_evict;
+	int ret;
+
+	may_evict = force_space && place->mem_type != TTM_PL_SYSTEM;
+	ret = ttm_resource_try_charge(bo, place, &charge.pool,
+				      may_evict ? &charge.limit_pool : NULL);
+	if (!ret) {
+		ret = ttm_resource_alloc_charged(bo, place, charge.pool, res);
+		if (ret == -ENOSPC && !may_evict &&
+		    place->mem_type != TTM_PL_SYSTEM &&
+		    ttm_bo_charge_is_protected(charge.pool)) {
+			charge.only_unprotected = true;
+			may_evict = true;
+		}
+	} else if (ret == -EAGAIN) {
+		ret = -ENOSPC;
+	}
+
+	if (ret == -ENOSPC && may_evict) {
+		ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx, ticket,
+					 res, &charge);
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
+	}
+
+	if (ret)
+		dmem_cgroup_uncharge(charge.pool, bo->base.size);
+	dmem_cgroup_pool_state_put(charge.limit_pool);
+	return ret;
+}
+
 /**
  * ttm_bo_alloc_resource - Allocate backing store for a BO
  *
@@ -725,7 +857,6 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 	for (i = 0; i < placement->num_placement; ++i) {
 		const struct ttm_place *place = &placement->placement[i];
 		struct ttm_resource_manager *man;
-		bool may_evict;
 
 		man = ttm_manager_type(bdev, place->mem_type);
 		if (!man || !ttm_resource_manager_used(man))
@@ -735,21 +866,12 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				    TTM_PL_FLAG_FALLBACK))
 			continue;
 
-		may_evict = (force_space && place->mem_type != TTM_PL_SYSTEM);
-		ret = ttm_resource_alloc(bo, place, res);
-		if (ret) {
-			if (ret != -ENOSPC)
-				return ret;
-			if (!may_evict)
-				continue;
-
-			ret = ttm_bo_evict_alloc(bdev, man, place, bo, ctx,
-						 ticket, res);
-			if (ret == -EBUSY)
-				continue;
-			if (ret)
-				return ret;
-		}
+		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, force_space,
+					    res);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
 
 		ret = ttm_bo_add_move_fence(bo, man, ctx->no_wait_gpu);
 		if (unlikely(ret)) {
