@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 H := harness
 
-.PHONY: all help deps base tree export kunit boot verify check harness-test
+.PHONY: all help deps base tree export kunit boot bench verify check harness-test
 
 all: tree boot ## Build the patched kernel, boot it under QEMU and run its tests
 
@@ -27,6 +27,9 @@ kunit: tree ## Run every KUnit suite of kunit-configs/ in one UML kernel
 
 boot: tree ## Boot an x86_64 test kernel under QEMU (TCG), run KUnit and selftests
 	@bash $(H)/boot.sh
+
+bench: tree ## Run the vttm overcommit benchmark in the booted kernel; plot it
+	@bash $(H)/bench.sh
 
 verify: tree ## Reviewer checks: apply, bisect, view, checkpatch, sparse, W=1, kernel-doc
 	@bash $(H)/verify.sh

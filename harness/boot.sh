@@ -5,14 +5,16 @@
 # check the console with harness/boot-check.sh. The build directory is kept,
 # so a re-run rebuilds incrementally.
 # Environment: BOOT_TIMEOUT (seconds, default 600), BOOT_APPEND (extra
-# kernel command line, e.g. kunit.filter_glob=ttm*).
+# kernel command line, e.g. kunit.filter_glob=ttm*), BOOT_LIST (another
+# selftests list, as harness/bench.sh uses), BOOT_CHECK=0 (boot and keep
+# the console log, without checking it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/boot
 LOG=$BUILD/boot.log
 FRAG=$TOP/harness/boot/x86_64.config
-LIST=$TOP/harness/boot/selftests.list
+LIST=${BOOT_LIST:-$TOP/harness/boot/selftests.list}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}
 # Skip (and report as skipped) the one 6.12 KUnit module that trips
 # lockdep by itself; see harness/boot/x86_64.config.
@@ -68,7 +70,7 @@ note "building $OUT/arch/x86/boot/bzImage (make -j$JOBS)"
 # Time the build inside the lock, so the figure leaves out the wait.
 # shellcheck disable=SC2016
 lock bash -c 'SECONDS=0; "$@" && echo "==> kernel built in $SECONDS s"' _ \
-	"${KMAKE[@]}" -s -j"$JOBS" bzImage headers ||
+	"${KMAKE[@]}" -s -j"$JOBS" bzImage modules headers ||
 	die "kernel build failed; rerun '${KMAKE[*]} bzImage' to see the error"
 
 # Selftests, statically linked with the host gcc through their own
@@ -80,7 +82,7 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,selftests}
 : >"$root/selftests/list"
 if [ -f "$LIST" ]; then
-	while read -r path _; do
+	while read -r path args; do
 		case $path in ''|'#'*) continue ;; esac
 		dir=$(dirname "$path") name=$(basename "$path")
 		rel=${dir#tools/testing/selftests/}
@@ -99,7 +101,7 @@ if [ -f "$LIST" ]; then
 			die "selftest $path is not in $TREE (no $path.c or $path); fix $LIST"
 		fi
 		chmod 755 "$root/selftests/$rel/$name"
-		echo "$rel/$name" >>"$root/selftests/list"
+		echo "$rel/$name${args:+ $args}" >>"$root/selftests/list"
 	done <"$LIST"
 fi
 
@@ -110,6 +112,9 @@ for a in $(/bin/busybox --list-full); do
 	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
 done
 install -m 755 "$TOP/harness/boot/init" "$root/init"
+# The modules the config builds (vttm), for /init to load.
+mkdir -p "$root/lib/modules"
+find "$OUT" -name '*.ko' -not -path "$root/*" -exec cp {} "$root/lib/modules/" \;
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$OUT/initramfs.cpio.gz"
 
 note "booting in qemu (TCG, timeout ${BOOT_TIMEOUT} s), console in $LOG"
@@ -124,4 +129,5 @@ timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -m 1G -smp 2 \
 [ "$rc" -ne 124 ] || echo "BOOT-TIMEOUT after $BOOT_TIMEOUT s" >>"$LOG"
 note "qemu exited with $rc after $(($(date +%s) - start)) s"
 
+[ "${BOOT_CHECK:-1}" = 0 ] && exit 0
 exec bash "$TOP/harness/boot-check.sh" "$LOG"

@@ -78,13 +78,19 @@ done | sort >"$BUILD/kdoc.base"
 n=0
 while read -r p; do
 	n=$((n + 1))
-	git -C "$VTREE" am -q --whitespace=error-all "$p" || {
+	git -C "$VTREE" am -q --whitespace=error-all "$p" </dev/null || {
 		git -C "$VTREE" am --abort || true
 		die "$(basename "$p") does not apply to base + the patches before it"
 	}
 	mapfile -t files < <(git -C "$VTREE" diff --name-only HEAD~1 HEAD)
+	# A patch that adds a Kconfig symbol: take the test config again, so
+	# the symbols the base's olddefconfig dropped come back from here on.
+	if printf '%s\n' "${files[@]}" | grep -q 'Kconfig'; then
+		cp "$BUILD/kunit/.config" "$OBJ/.config"
+		kmake olddefconfig >/dev/null </dev/null
+	fi
 	mapfile -t objs < <(objects_for "${files[@]}")
-	if [ ${#objs[@]} -gt 0 ] && ! kmake "${objs[@]}" >"$BUILD/bisect.log" 2>&1; then
+	if [ ${#objs[@]} -gt 0 ] && ! kmake "${objs[@]}" >"$BUILD/bisect.log" 2>&1 </dev/null; then
 		cat "$BUILD/bisect.log" >&2
 		echo "bisect: $(basename "$p") does not build" >&2
 		fail=1

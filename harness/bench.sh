@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The overcommit benchmark: boot the test kernel with only vttm_bench to
+# run (KUnit off), then take its table and per-frame CSV from the console
+# and plot the migration per frame. Results go to build/bench/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+BOOT_LIST=$TOP/harness/boot/bench.list BOOT_APPEND=kunit.enable=0 \
+	BOOT_CHECK=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+	bash "$TOP/harness/boot.sh"
+
+log=$BUILD/boot.log
+tr -d '\r' <"$log" | sed -n 's/^vttm-bench-csv: //p' >"$OUT/bench.csv"
+tr -d '\r' <"$log" | grep '^vttm-bench: ' >"$OUT/table.txt" ||
+	die "no benchmark output in $log"
+grep -q 'BOOT-SELFTEST .*vttm_bench rc=0' "$log" ||
+	die "vttm_bench did not finish cleanly; see $log"
+[ -s "$OUT/bench.csv" ] || die "no per-frame CSV in $log"
+python3 "$TOP/harness/bench/plot.py" "$OUT/bench.csv" "$OUT/migration.svg"
+
+{
+	echo "machine: $(uname -m), $(nproc) CPUs, QEMU TCG; $(date -u +%F)"
+	cat "$OUT/table.txt"
+} | tee "$OUT/summary.txt"
+note "table in $OUT/summary.txt, CSV in $OUT/bench.csv, plot in $OUT/migration.svg"
