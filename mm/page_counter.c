@@ -354,8 +354,14 @@ static unsigned long effective_protection(unsigned long usage,
 	 * but unused protection is available to siblings that would
 	 * otherwise get a smaller chunk than what they claimed.
 	 */
+	/*
+	 * The usages are read at different times, so clamp each ratio to 1:
+	 * above it the product could overflow, which mul_u64_u64_div_u64()
+	 * turns into a divide error on x86.
+	 */
 	if (siblings_protected > parent_effective)
-		return mul_u64_u64_div_u64(protected, parent_effective,
+		return mul_u64_u64_div_u64(min(protected, siblings_protected),
+					   parent_effective,
 					   siblings_protected);
 
 	/*
@@ -400,7 +406,8 @@ static unsigned long effective_protection(unsigned long usage,
 		unsigned long unclaimed;
 
 		unclaimed = mul_u64_u64_div_u64(parent_effective - siblings_protected,
-						usage - protected,
+						min(usage - protected,
+						    parent_usage - siblings_protected),
 						parent_usage - siblings_protected);
 
 		ep += unclaimed;

@@ -124,13 +124,22 @@ static struct dmemcg_state *parent_dmemcs(struct dmemcg_state *cs)
 	return css_to_dmemcs(cs->css.parent);
 }
 
+static void dmemcg_region_free_rcu(struct rcu_head *rcu)
+{
+	struct dmem_cgroup_region *region =
+		container_of(rcu, struct dmem_cgroup_region, rcu);
+
+	kfree(region->name);
+	kfree(region);
+}
+
+/* Readers of the region list print the name: free both after them. */
 static void dmemcg_region_free(struct kref *ref)
 {
 	struct dmem_cgroup_region *region =
 		container_of(ref, struct dmem_cgroup_region, ref);
 
-	kfree(region->name);
-	kfree_rcu(region, rcu);
+	call_rcu(&region->rcu, dmemcg_region_free_rcu);
 }
 
 static void dmemcg_pool_put(struct dmem_cgroup_pool_state *pool)
@@ -314,9 +323,9 @@ EXPORT_SYMBOL_GPL(dmem_cgroup_register_region);
  * dmem_cgroup_unregister_region() - remove a region from the cgroup files
  * @region: The region, or NULL.
  *
- * After this, charges to @region fail with -ENODEV. Memory still charged
- * can be uncharged as usual: the pools it is charged to outlive the region's
- * registration.
+ * After this, charges to @region fail with -ENODEV; a charge racing with
+ * the unregister may still succeed. Memory still charged can be uncharged as
+ * usual: the pools it is charged to outlive the region's registration.
  */
 void dmem_cgroup_unregister_region(struct dmem_cgroup_region *region)
 {
@@ -676,7 +685,7 @@ static int dmemcg_parse_line(char *line, struct dmemcg_setting *setting)
 {
 	char *name, *value;
 
-	name = strsep(&line, " ");
+	name = strsep(&line, " \t");
 	if (!line)
 		return -EINVAL;
 
@@ -691,9 +700,19 @@ static int dmemcg_parse_line(char *line, struct dmemcg_setting *setting)
 	return dmemcg_parse_value(value, &setting->value);
 }
 
+static unsigned int dmemcg_count_lines(const char *buf)
+{
+	unsigned int n = 1;
+
+	for (; *buf; buf++)
+		n += *buf == '\n';
+	return n;
+}
+
 /*
  * A write is all or nothing: every line is parsed and every pool created
- * before the first value changes.
+ * before the first value changes. Empty lines are skipped, so an empty
+ * write changes nothing and succeeds.
  */
 static int dmemcg_write(struct dmemcg_state *cs, enum dmem_cgroup_file file,
 			char *buf)
@@ -704,7 +723,8 @@ static int dmemcg_write(struct dmemcg_state *cs, enum dmem_cgroup_file file,
 	char *line;
 	int ret = 0;
 
-	settings = kcalloc(strlen(buf) / 2 + 1, sizeof(*settings), GFP_KERNEL);
+	settings = kcalloc(dmemcg_count_lines(buf), sizeof(*settings),
+			   GFP_KERNEL);
 	if (!settings)
 		return -ENOMEM;
 
@@ -718,10 +738,8 @@ static int dmemcg_write(struct dmemcg_state *cs, enum dmem_cgroup_file file,
 		if (ret)
 			goto out;
 	}
-	if (!n) {
-		ret = -EINVAL;
+	if (!n)
 		goto out;
-	}
 
 	pools = kcalloc(n, sizeof(*pools), GFP_KERNEL);
 	if (!pools) {

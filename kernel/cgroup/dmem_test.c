@@ -396,7 +396,8 @@ static const struct dmem_parse_case dmem_parse_cases[] = {
 	{ "missing value", "@\n", -EINVAL },
 	{ "missing value, space", "@ ", -EINVAL },
 	{ "extra field", "@ 4096 4096\n", -EINVAL },
-	{ "empty", "\n", -EINVAL },
+	{ "empty", "\n", 0, 777 },
+	{ "tab", "@\t4096\n", 0, 4096 },
 	{ "bad second line", "@ 4096\n@ nope\n", -EINVAL },
 	{ "two good lines", "@ 4096\n@ 8192\n", 0, 8192 },
 };

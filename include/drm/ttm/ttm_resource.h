@@ -265,8 +265,10 @@ struct ttm_resource {
 	struct ttm_lru_item lru;
 
 	/**
-	 * @css: The dmem cgroup pool charged @size for this resource, or
-	 * NULL. Uncharged when the resource is freed.
+	 * @css: The dmem cgroup pool charged for this resource, or NULL. It
+	 * is a pool, not a css: the name is upstream's. The charge is the
+	 * BO's size, which @size equals, and is returned when the resource
+	 * is freed.
 	 */
 	struct dmem_cgroup_pool_state *css;
 };
@@ -444,14 +446,6 @@ void ttm_resource_init(struct ttm_buffer_object *bo,
 void ttm_resource_fini(struct ttm_resource_manager *man,
 		       struct ttm_resource *res);
 
-int ttm_resource_try_charge(struct ttm_buffer_object *bo,
-			    const struct ttm_place *place,
-			    struct dmem_cgroup_pool_state **pool,
-			    struct dmem_cgroup_pool_state **limit_pool);
-int ttm_resource_alloc_charged(struct ttm_buffer_object *bo,
-			       const struct ttm_place *place,
-			       struct dmem_cgroup_pool_state *pool,
-			       struct ttm_resource **res_ptr);
 int ttm_resource_alloc(struct ttm_buffer_object *bo,
 		       const struct ttm_place *place,
 		       struct ttm_resource **res);

@@ -66,7 +66,7 @@ extern "C" {
 /**
  * struct drm_vttm_bo_create - create a buffer object
  * @size: In: size in bytes, rounded up to a page. Not zero, and no larger
- *	than the largest placement allowed.
+ *	than any placement the buffer may live in.
  * @placements: In: VTTM_PLACE_* mask of where the buffer may live. A job
  *	prefers VRAM when it is allowed.
  * @priority: In: residency priority, 0 to %VTTM_PRIORITY_MAX.
@@ -113,7 +113,8 @@ struct drm_vttm_bo_set_priority {
  * Return: 0, -EINVAL for bad arguments or a handle given twice, -ENOENT for
  * an unknown handle, -E2BIG for too many handles, -EFAULT, -ENOMEM when the
  * buffers could not all be placed, -EINTR or -ERESTARTSYS if interrupted.
- * A job that fails runs nothing, and counts in &drm_vttm_stats.
+ * A job that fails runs nothing, and counts in &drm_vttm_stats if its
+ * arguments were good; buffers it already moved stay where they are.
  */
 struct drm_vttm_submit {
 	__u64 handles;
@@ -128,7 +129,9 @@ struct drm_vttm_submit {
  * @pad: Must be 0.
  * @timeout_ns: How long to wait at most, in nanoseconds from now.
  *
- * Return: 0 once idle, -ETIME on timeout, -ENOENT for an unknown handle.
+ * Return: 0 once idle, -ETIME on timeout, -ENOENT for an unknown handle,
+ * -EINVAL for a nonzero @pad or a negative @timeout_ns, -ERESTARTSYS if
+ * interrupted (the wait then starts over).
  */
 struct drm_vttm_wait {
 	__u32 handle;

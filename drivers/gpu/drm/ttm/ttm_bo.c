@@ -563,8 +563,10 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 		container_of(walk, typeof(*evict_walk), walk);
 	s64 lret;
 
-	if (bo->pin_count || !ttm_bo_evict_cgroup_allows(evict_walk, bo) ||
-	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place))
+	/* The driver first, so that dmem.low only counts for real candidates. */
+	if (bo->pin_count ||
+	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place) ||
+	    !ttm_bo_evict_cgroup_allows(evict_walk, bo))
 		return 0;
 
 	if (bo->deleted) {
@@ -773,15 +775,17 @@ static bool ttm_bo_charge_is_protected(struct dmem_cgroup_pool_state *pool)
 
 /*
  * Charges, then allocates at @place, evicting for room if @force_space
- * allows. The charge is held across the eviction and handed to the new
- * resource; if nothing is allocated, it is returned. -ENOSPC means there
- * was no room at @place.
+ * allows, or if @validating an allocation within its dmem protection. The
+ * charge is held across the eviction and handed to the new resource; if
+ * nothing is allocated, it is returned. Returns 0, 1 if @place has no room
+ * and the next placement should be tried, or a negative errno that ends the
+ * search, as an -ENOSPC from the eviction walk always has.
  */
 static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 				 const struct ttm_place *place,
 				 struct ttm_operation_ctx *ctx,
 				 struct ww_acquire_ctx *ticket,
-				 bool force_space,
+				 bool force_space, bool validating,
 				 struct ttm_resource **res)
 {
 	struct ttm_resource_manager *man =
@@ -795,21 +799,24 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 				      may_evict ? &charge.limit_pool : NULL);
 	if (!ret) {
 		ret = ttm_resource_alloc_charged(bo, place, charge.pool, res);
-		if (ret == -ENOSPC && !may_evict &&
+		/* Not for eviction's relocation of a victim: that would nest. */
+		if (ret == -ENOSPC && !may_evict && validating &&
 		    place->mem_type != TTM_PL_SYSTEM &&
 		    ttm_bo_charge_is_protected(charge.pool)) {
 			charge.only_unprotected = true;
 			may_evict = true;
 		}
-	} else if (ret == -EAGAIN) {
-		ret = -ENOSPC;
 	}
 
-	if (ret == -ENOSPC && may_evict) {
-		ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx, ticket,
-					 res, &charge);
-		if (ret == -EBUSY)
-			ret = -ENOSPC;
+	/* No room, or over a dmem.max. */
+	if (ret == -ENOSPC || ret == -EAGAIN) {
+		ret = 1;
+		if (may_evict) {
+			ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx,
+						 ticket, res, &charge);
+			if (ret == -EBUSY)
+				ret = 1;
+		}
 	}
 
 	if (ret)
@@ -825,6 +832,9 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
  * @placement: Proposed new placement for the buffer object
  * @ctx: if and how to sleep, lock buffers and alloc memory
  * @force_space: If we should evict buffers to force space
+ * @validating: Placing @bo for ttm_bo_validate(), not relocating it for an
+ * eviction: an allocation within its dmem protection may then evict
+ * unprotected memory even without @force_space.
  * @res: The resulting struct ttm_resource.
  *
  * Allocates a resource for the buffer object pointed to by @bo, using the
@@ -842,7 +852,7 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
-				 bool force_space,
+				 bool force_space, bool validating,
 				 struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -867,8 +877,8 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 			continue;
 
 		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, force_space,
-					    res);
-		if (ret == -ENOSPC)
+					    validating, res);
+		if (ret == 1)
 			continue;
 		if (ret)
 			return ret;
@@ -909,7 +919,7 @@ int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 
 	do {
 		ret = ttm_bo_alloc_resource(bo, placement, ctx,
-					    force_space, res);
+					    force_space, false, res);
 		force_space = !force_space;
 	} while (ret == -ENOSPC && force_space);
 
@@ -1038,7 +1048,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		 * the second hop.
 		 */
 		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
-					    &res);
+					    true, &res);
 		force_space = !force_space;
 		if (ret == -ENOSPC)
 			continue;

@@ -34,6 +34,8 @@
 
 #include <drm/drm_util.h>
 
+#include "ttm_module.h"
+
 /* Detach the cursor from the bulk move list*/
 static void
 ttm_resource_cursor_clear_bulk(struct ttm_resource_cursor *cursor)

@@ -7,6 +7,7 @@
 #include <linux/moduleparam.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
@@ -53,6 +54,7 @@ static void vttm_client_release(struct kref *ref)
 	struct vttm_client *client = container_of(ref, struct vttm_client, ref);
 
 	ttm_lru_bulk_move_fini(&client->vdev->ttm, &client->bulk);
+	dma_resv_fini(&client->resv);
 	kfree(client);
 }
 
@@ -75,6 +77,7 @@ static int vttm_open(struct drm_device *drm, struct drm_file *file)
 
 	kref_init(&client->ref);
 	client->vdev = to_vttm_device(drm);
+	dma_resv_init(&client->resv);
 	ttm_lru_bulk_move_init(&client->bulk);
 	file->driver_priv = client;
 	return 0;
@@ -90,8 +93,8 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 {
 	struct vttm_device *vdev = to_vttm_device(drm);
 	struct drm_vttm_bo_create *args = data;
-	u64 limit = 0, size;
 	struct vttm_bo *bo;
+	u64 size;
 	int ret;
 
 	if (args->flags || !args->size || !args->placements ||
@@ -99,11 +102,9 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	    args->priority > VTTM_PRIORITY_MAX)
 		return -EINVAL;
 
-	if (args->placements & VTTM_PLACE_VRAM)
-		limit = vdev->vram_size;
-	if (args->placements & VTTM_PLACE_GTT)
-		limit = max(limit, vdev->gtt_size);
-	if (args->size > limit)
+	/* Too big for one allowed placement would only ever evict in vain. */
+	if ((args->placements & VTTM_PLACE_VRAM && args->size > vdev->vram_size) ||
+	    (args->placements & VTTM_PLACE_GTT && args->size > vdev->gtt_size))
 		return -E2BIG;
 	size = PAGE_ALIGN(args->size);
 
@@ -113,6 +114,8 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 		return PTR_ERR(bo);
 
 	ret = drm_gem_handle_create(file, &bo->tbo.base, &args->handle);
+	if (ret)
+		vttm_bo_detach(bo);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
 }
@@ -140,6 +143,10 @@ static void vttm_submit_count(struct vttm_client *client, int ret)
 {
 	struct vttm_stats *stats = &client->stats;
 
+	/* An interrupted job is restarted, and counted then. */
+	if (ret == -ERESTARTSYS)
+		return;
+
 	atomic64_inc(&stats->submits);
 	if (!ret)
 		return;
@@ -161,14 +168,17 @@ static int vttm_submit_lock_and_place(struct vttm_client *client,
 	int ret = 0;
 
 	drm_exec_until_all_locked(exec) {
+		/* The buffers share the client's lock: this takes it once. */
 		for (i = 0; i < count; i++) {
 			ret = drm_exec_prepare_obj(exec, objs[i], 1);
 			if (drm_exec_is_contended(exec))
 				atomic64_inc(&client->stats.backoffs);
 			drm_exec_retry_on_contention(exec);
 			if (ret)
-				return ret == -EALREADY ? -EINVAL : ret;
+				return ret;
 		}
+
+		client->running_job = ++client->job_seq;
 
 		for (i = 0; i < count; i++) {
 			ret = vttm_bo_validate(client, to_vttm_bo(objs[i]),
@@ -176,11 +186,44 @@ static int vttm_submit_lock_and_place(struct vttm_client *client,
 			if (drm_exec_is_contended(exec))
 				atomic64_inc(&client->stats.backoffs);
 			drm_exec_retry_on_contention(exec);
-			if (ret)
+			/* Moving may have used the slot for the job's fence. */
+			if (!ret)
+				ret = dma_resv_reserve_fences(objs[i]->resv, 1);
+			if (ret) {
+				client->running_job = 0;
 				return ret;
+			}
 		}
+		client->running_job = 0;
 	}
 	return 0;
+}
+
+static int vttm_cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A handle given twice is bad input; sort a copy to find one. */
+static int vttm_check_duplicates(struct drm_gem_object **objs,
+				 unsigned int count)
+{
+	struct drm_gem_object **sorted;
+	unsigned int i;
+	int ret = 0;
+
+	sorted = kvmemdup(objs, count * sizeof(*objs), GFP_KERNEL);
+	if (!sorted)
+		return -ENOMEM;
+
+	sort(sorted, count, sizeof(*sorted), vttm_cmp_ptr, NULL);
+	for (i = 1; i < count; i++)
+		if (sorted[i] == sorted[i - 1])
+			ret = -EINVAL;
+	kvfree(sorted);
+	return ret;
 }
 
 static int vttm_submit_ioctl(struct drm_device *drm, void *data,
@@ -202,36 +245,29 @@ static int vttm_submit_ioctl(struct drm_device *drm, void *data,
 
 	ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->handles),
 				     args->count, &objs);
+	if (!ret)
+		ret = vttm_check_duplicates(objs, args->count);
 	if (ret)
 		goto out_put;
 
-	fence = vttm_job_fence_create(client->vdev);
-	if (!fence) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, args->count);
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, args->count);
 	ret = vttm_submit_lock_and_place(client, &exec, objs, args->count);
+	fence = ret ? NULL : vttm_job_fence_create(client->vdev);
+	if (!ret && !fence)
+		ret = -ENOMEM;
 	if (!ret) {
-		for (i = 0; i < args->count; i++)
-			dma_resv_add_fence(objs[i]->resv, fence,
-					   DMA_RESV_USAGE_WRITE);
-		/* The job used every buffer: the client's go to the LRU tail. */
+		/* One lock and one fence for all the job's buffers. */
+		dma_resv_add_fence(&client->resv, fence, DMA_RESV_USAGE_WRITE);
+		/* A GPU VM's buffers go to the LRU tail together after a job. */
 		spin_lock(&client->vdev->ttm.lru_lock);
 		ttm_lru_bulk_move_tail(&client->bulk);
 		spin_unlock(&client->vdev->ttm.lru_lock);
 		vttm_job_fence_start(fence, args->duration_ns);
-	} else {
-		/* A fence must signal before its last reference goes. */
-		dma_fence_signal(fence);
+		dma_fence_put(fence);
 	}
 	drm_exec_fini(&exec);
-	dma_fence_put(fence);
-
-	/* A duplicated handle is bad input, not a job that failed. */
-	if (ret != -EINVAL)
-		vttm_submit_count(client, ret);
+	vttm_submit_count(client, ret);
 out_put:
 	for (i = 0; objs && i < args->count; i++)
 		drm_gem_object_put(objs[i]);
@@ -254,7 +290,8 @@ static int vttm_wait_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 
 	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				    nsecs_to_jiffies(args->timeout_ns));
+				    min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
+					  MAX_SCHEDULE_TIMEOUT));
 	drm_gem_object_put(obj);
 	if (ret < 0)
 		return ret;
@@ -324,7 +361,10 @@ static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 		/* A buffer being moved is counted where it was created. */
 		if (dma_resv_trylock(obj->resv)) {
-			type = to_vttm_bo(obj)->tbo.resource->mem_type;
+			struct ttm_resource *res = to_vttm_bo(obj)->tbo.resource;
+
+			if (res)
+				type = res->mem_type;
 			dma_resv_unlock(obj->resv);
 		}
 		stats[type].private += obj->size;
@@ -361,15 +401,19 @@ static int vttm_device_init(struct vttm_device *vdev)
 	if (!vdev->vram_size || !vdev->gtt_size)
 		return -EINVAL;
 
-	vdev->fence_context = dma_fence_context_alloc(1);
 	init_waitqueue_head(&vdev->jobs_done);
 	return vttm_ttm_init(vdev);
 }
 
 static void vttm_device_fini(struct vttm_device *vdev)
 {
-	/* Job timers must not outlive the device. */
+	/*
+	 * Job timers must not outlive the device. The last one may still be
+	 * returning from its callback: those run in hard interrupt context,
+	 * which an RCU grace period waits for.
+	 */
 	wait_event(vdev->jobs_done, !atomic_read(&vdev->jobs_pending));
+	synchronize_rcu();
 	vttm_ttm_fini(vdev);
 }
 

@@ -6,6 +6,7 @@
 #define _VTTM_DRV_H_
 
 #include <linux/atomic.h>
+#include <linux/dma-resv.h>
 #include <linux/kref.h>
 #include <linux/wait.h>
 
@@ -17,8 +18,6 @@
 #include <drm/ttm/ttm_resource.h>
 
 struct drm_exec;
-struct drm_file;
-struct drm_printer;
 
 /* vttm's "GTT": system pages the device can use, with a limit of its own. */
 #define VTTM_PL_GTT	TTM_PL_TT
@@ -30,8 +29,6 @@ struct drm_printer;
  * @vram: The system memory standing in for VRAM, mapped linearly.
  * @vram_size: Size of VRAM in bytes.
  * @gtt_size: Size of GTT in bytes.
- * @fence_context: The fence context of jobs.
- * @fence_seqno: The last job's fence seqno.
  * @jobs_pending: Jobs whose fences have not signalled yet.
  * @jobs_done: Woken when @jobs_pending drops to zero.
  */
@@ -41,8 +38,6 @@ struct vttm_device {
 	void *vram;
 	u64 vram_size;
 	u64 gtt_size;
-	u64 fence_context;
-	atomic64_t fence_seqno;
 	atomic_t jobs_pending;
 	wait_queue_head_t jobs_done;
 };
@@ -78,15 +73,22 @@ struct vttm_stats {
  * @ref: One reference for the file, one for each of its buffers, which may
  *	outlive the file while their last jobs run.
  * @vdev: The device.
+ * @resv: The reservation object all the client's buffers share, as the
+ *	buffers of a GPU VM do. A job locks it once for all its buffers.
  * @bulk: The LRU bulk move of the client's buffers, as a GPU VM has.
  * @mode: VTTM_MODE_* flags: features of the series switched off.
+ * @job_seq: The number of the client's last job, under @resv.
+ * @running_job: The job being placed, or 0; its buffers are not evicted.
  * @stats: What the client's jobs cost.
  */
 struct vttm_client {
 	struct kref ref;
 	struct vttm_device *vdev;
+	struct dma_resv resv;
 	struct ttm_lru_bulk_move bulk;
 	u32 mode;
+	u64 job_seq;
+	u64 running_job;
 	struct vttm_stats stats;
 };
 
@@ -96,12 +98,14 @@ struct vttm_client {
  * @client: The client that created it.
  * @placements: VTTM_PLACE_* mask of where it may live.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
+ * @job: The client's job that last placed it.
  */
 struct vttm_bo {
 	struct ttm_buffer_object tbo;
 	struct vttm_client *client;
 	u32 placements;
 	unsigned long evicted_at;
+	u64 job;
 };
 
 static inline struct vttm_device *to_vttm_device(struct drm_device *drm)
@@ -124,6 +128,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority);
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		     struct drm_exec *exec);
+void vttm_bo_detach(struct vttm_bo *bo);
 
 struct dma_fence *vttm_job_fence_create(struct vttm_device *vdev);
 void vttm_job_fence_start(struct dma_fence *fence, u64 duration_ns);

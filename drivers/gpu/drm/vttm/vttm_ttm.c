@@ -95,8 +95,9 @@ static void vttm_account_move(struct vttm_bo *bo, u32 old_type, u32 new_type)
 }
 
 /*
- * GTT is system pages, so moves between it and system memory copy nothing.
- * Moves to or from VRAM are real copies, done once the buffer is idle.
+ * Moves happen once the buffer's jobs are done, as a GPU's copy engine
+ * would order them. GTT is system pages, so moves between it and system
+ * memory copy nothing; moves to or from VRAM are real copies.
  */
 static int vttm_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			struct ttm_operation_ctx *ctx,
@@ -106,12 +107,13 @@ static int vttm_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	u32 old_type = old_mem ? old_mem->mem_type : TTM_PL_SYSTEM;
 	int ret;
 
+	ret = ttm_bo_wait_ctx(tbo, ctx);
+	if (ret)
+		return ret;
+
 	if (old_type != TTM_PL_VRAM && new_mem->mem_type != TTM_PL_VRAM) {
 		ttm_bo_move_null(tbo, new_mem);
 	} else {
-		ret = ttm_bo_wait_ctx(tbo, ctx);
-		if (ret)
-			return ret;
 		ret = ttm_bo_move_memcpy(tbo, ctx, new_mem);
 		if (ret)
 			return ret;
@@ -131,8 +133,12 @@ static int vttm_io_mem_reserve(struct ttm_device *bdev,
 	case VTTM_PL_GTT:
 		return 0;
 	case TTM_PL_VRAM:
+		/*
+		 * TTM copies device memory through its linear I/O iterator,
+		 * which wants is_iomem and takes a premapped address as is.
+		 */
 		mem->bus.addr = vdev->vram + (mem->start << PAGE_SHIFT);
-		mem->bus.is_iomem = false;
+		mem->bus.is_iomem = true;
 		mem->bus.caching = ttm_cached;
 		return 0;
 	default:
@@ -149,10 +155,22 @@ static void vttm_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
+/* A job's buffers share a lock: don't let the job evict those it placed. */
+static bool vttm_eviction_valuable(struct ttm_buffer_object *tbo,
+				   const struct ttm_place *place)
+{
+	struct vttm_bo *bo = ttm_to_vttm_bo(tbo);
+
+	if (bo->job && bo->job == READ_ONCE(bo->client->running_job))
+		return false;
+
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
 static const struct ttm_device_funcs vttm_ttm_funcs = {
 	.ttm_tt_create = vttm_tt_create,
 	.ttm_tt_destroy = vttm_tt_destroy,
-	.eviction_valuable = ttm_bo_eviction_valuable,
+	.eviction_valuable = vttm_eviction_valuable,
 	.evict_flags = vttm_evict_flags,
 	.move = vttm_bo_move,
 	.io_mem_reserve = vttm_io_mem_reserve,
@@ -223,20 +241,41 @@ void vttm_ttm_fini(struct vttm_device *vdev)
 	vfree(vdev->vram);
 }
 
+/**
+ * vttm_bo_detach - take a buffer out of its client's LRU bulk move
+ * @bo: The buffer, whose handle is gone.
+ *
+ * TTM releases no buffer that is still in a bulk move. Called where no
+ * other reservation is held, unlike the last GEM reference, which an
+ * eviction may drop inside its own transaction.
+ */
+void vttm_bo_detach(struct vttm_bo *bo)
+{
+	dma_resv_lock(bo->tbo.base.resv, NULL);
+	ttm_bo_set_bulk_move(&bo->tbo, NULL);
+	dma_resv_unlock(bo->tbo.base.resv);
+}
+
+static void vttm_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	vttm_bo_detach(to_vttm_bo(obj));
+}
+
 static void vttm_gem_free(struct drm_gem_object *obj)
 {
-	struct vttm_bo *bo = to_vttm_bo(obj);
+	ttm_bo_put(&to_vttm_bo(obj)->tbo);
+}
 
-	/* The client's bulk move may go before the buffer's last job ends. */
-	dma_resv_lock(obj->resv, NULL);
-	ttm_bo_set_bulk_move(&bo->tbo, NULL);
-	dma_resv_unlock(obj->resv);
-
-	ttm_bo_put(&bo->tbo);
+/* A buffer shared with another driver could outlive the module's code. */
+static struct dma_buf *vttm_gem_export(struct drm_gem_object *obj, int flags)
+{
+	return ERR_PTR(-EOPNOTSUPP);
 }
 
 static const struct drm_gem_object_funcs vttm_gem_funcs = {
+	.close = vttm_gem_close,
 	.free = vttm_gem_free,
+	.export = vttm_gem_export,
 };
 
 /**
@@ -271,16 +310,22 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	kref_get(&client->ref);
 	bo->client = client;
 
+	ret = dma_resv_lock_interruptible(&client->resv, NULL);
+	if (ret) {
+		drm_gem_object_release(&bo->tbo.base);
+		vttm_client_put(client);
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+
 	/* On failure this calls vttm_bo_destroy(). */
 	ret = ttm_bo_init_reserved(&vdev->ttm, &bo->tbo, ttm_bo_type_device,
-				   &placement, 0, &ctx, NULL, NULL,
+				   &placement, 0, &ctx, NULL, &client->resv,
 				   vttm_bo_destroy);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ttm_bo_set_bulk_move(&bo->tbo, &client->bulk);
-	ttm_bo_unreserve(&bo->tbo);
-	return bo;
+	if (!ret)
+		ttm_bo_set_bulk_move(&bo->tbo, &client->bulk);
+	dma_resv_unlock(&client->resv);
+	return ret ? ERR_PTR(ret) : bo;
 }
 
 /**
@@ -288,18 +333,23 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
  * @bo: The buffer.
  * @priority: The new priority.
  *
- * Return: 0, or -EINTR if interrupted while waiting for the buffer's lock.
+ * Return: 0, or -ERESTARTSYS if interrupted while waiting for the lock.
  */
 int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority)
 {
+	struct ttm_lru_bulk_move *bulk;
 	int ret;
 
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
 
+	/* The bulk move keeps a range per priority: leave it to change. */
+	bulk = bo->tbo.bulk_move;
+	ttm_bo_set_bulk_move(&bo->tbo, NULL);
 	bo->tbo.priority = priority;
 	ttm_bo_move_to_lru_tail_unlocked(&bo->tbo);
+	ttm_bo_set_bulk_move(&bo->tbo, bulk);
 	ttm_bo_unreserve(&bo->tbo);
 	return 0;
 }
@@ -319,19 +369,25 @@ int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority)
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		     struct drm_exec *exec)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct ttm_operation_ctx ctx = {
+		.interruptible = true,
+		/* The client's other buffers share the lock the job holds. */
+		.allow_res_evict = true,
+		.resv = &client->resv,
+	};
 	u32 old_type = bo->tbo.resource->mem_type;
 	struct ttm_placement placement;
 	u64 own = 0;
 	int ret;
 
-	if (!(client->mode & VTTM_MODE_NO_EXEC_EVICTION))
+	if (!(READ_ONCE(client->mode) & VTTM_MODE_NO_EXEC_EVICTION))
 		ctx.exec = exec;
 
 	vttm_placement(bo->placements, &placement);
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	if (ret)
 		return ret;
+	bo->job = client->running_job;
 
 	/* Whatever else moved was evicted to make room. */
 	if (bo->tbo.resource->mem_type != old_type)
@@ -397,9 +453,10 @@ struct dma_fence *vttm_job_fence_create(struct vttm_device *vdev)
 	if (!f)
 		return NULL;
 
+	/* Jobs end in no particular order: each is its own timeline. */
 	spin_lock_init(&f->lock);
-	dma_fence_init(&f->base, &vttm_fence_ops, &f->lock, vdev->fence_context,
-		       atomic64_inc_return(&vdev->fence_seqno));
+	dma_fence_init(&f->base, &vttm_fence_ops, &f->lock,
+		       dma_fence_context_alloc(1), 1);
 	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	f->timer.function = vttm_job_done;
 	f->vdev = vdev;

@@ -154,7 +154,7 @@ out:
 static int test_dmem_unknown_region(const char *root)
 {
 	static const char * const bad[] = {
-		"nosuch/region 1M\n", "garbage\n", "\n", "nosuch 1M 2M\n",
+		"nosuch/region 1M\n", "garbage\n", "nosuch 1M 2M\n",
 	};
 	static const char * const files[] = {
 		"dmem.min", "dmem.low", "dmem.max",
