@@ -55,9 +55,10 @@ kmake() {
 }
 
 # Warnings of sparse and W=1, without line numbers so that patches that
-# move code do not count as new warnings.
+# move code do not count as new warnings. -k: an object that does not build
+# in one configuration must not hide the warnings of the others.
 warnings() {
-	kmake C=2 W=1 "$@" 2>&1 | grep -E 'warning:|error:' |
+	kmake -k C=2 W=1 "$@" 2>&1 | grep -E 'warning:|error:|\*\*\*' |
 		sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort
 }
 
