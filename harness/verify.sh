@@ -58,7 +58,8 @@ kmake() {
 # move code do not count as new warnings. -k: an object that does not build
 # in one configuration must not hide the warnings of the others.
 warnings() {
-	kmake -k C=2 W=1 "$@" 2>&1 | grep -E 'warning:|error:|\*\*\*' |
+	kmake -k C=2 W=1 "$@" 2>&1 | tee "$BUILD/warn.raw" |
+		grep -E 'warning:|error:|\*\*\*' |
 		sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort
 }
 
@@ -70,6 +71,7 @@ kmake prepare >/dev/null
 mapfile -t base_objs < <(objects_for "${all_files[@]}" |
 	while read -r o; do [ -f "$VTREE/${o%.o}.c" ] && echo "$o"; done)
 [ ${#base_objs[@]} -gt 0 ] && warnings "${base_objs[@]}" >"$BUILD/warn.base" || : >"$BUILD/warn.base"
+cp "$BUILD/warn.raw" "$BUILD/warn.base.raw" 2>/dev/null || true
 for f in "${all_files[@]}"; do
 	[ -f "$VTREE/$f" ] && [[ $f == *.[ch] ]] &&
 		(cd "$VTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1 |
