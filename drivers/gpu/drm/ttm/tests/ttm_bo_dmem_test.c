@@ -81,15 +81,8 @@ static int dmem_test_move(struct ttm_buffer_object *bo, bool evict,
 	return 0;
 }
 
-static void dmem_test_evict_flags(struct ttm_buffer_object *bo,
-				  struct ttm_placement *placement)
-{
-	*placement = sys_placement;
-}
-
 static int ttm_bo_dmem_test_init(struct kunit *test)
 {
-	struct ttm_device_funcs *funcs;
 	struct dmem_test *t;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -97,19 +90,10 @@ static int ttm_bo_dmem_test_init(struct kunit *test)
 	test->priv = t;
 
 	t->devs = ttm_test_devices_basic(test);
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
-	funcs->move = dmem_test_move;
-	funcs->evict_flags = dmem_test_evict_flags;
-
-	t->devs->ttm_dev = kunit_kzalloc(test, sizeof(*t->devs->ttm_dev),
-					 GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->devs->ttm_dev);
-	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_with_funcs(t->devs,
-							       t->devs->ttm_dev,
-							       false, false,
-							       funcs), 0);
+	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_evict_to_system(test,
+								    t->devs,
+								    dmem_test_move),
+			0);
 
 	kunit_activate_static_stub(test, dmem_cgroup_try_charge,
 				   dmem_test_try_charge);

@@ -94,36 +94,18 @@ static int exec_test_move(struct ttm_buffer_object *bo, bool evict,
 	return 0;
 }
 
-static void exec_test_evict_flags(struct ttm_buffer_object *bo,
-				  struct ttm_placement *placement)
-{
-	*placement = sys_placement;
-}
-
 static int ttm_bo_exec_test_init(struct kunit *test)
 {
-	struct ttm_test_devices *priv;
-	struct ttm_device_funcs *funcs;
 	int err;
 
 	err = ttm_test_devices_init(test);
 	if (err)
 		return err;
-	priv = test->priv;
-
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
-	funcs->move = exec_test_move;
-	funcs->evict_flags = exec_test_evict_flags;
-
-	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
 
 	memset(&exec_test_seen, 0, sizeof(exec_test_seen));
 	exec_test_seen.watch = true;
-	return ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, false,
-						false, funcs);
+	return ttm_device_kunit_init_evict_to_system(test, test->priv,
+						     exec_test_move);
 }
 
 static void ttm_bo_exec_test_fini(struct kunit *test)

@@ -140,6 +140,45 @@ int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
 }
 EXPORT_SYMBOL_GPL(ttm_device_kunit_init_with_funcs);
 
+static const struct ttm_place evict_sys_place = { .mem_type = TTM_PL_SYSTEM };
+
+static void evict_to_system_flags(struct ttm_buffer_object *bo,
+				  struct ttm_placement *placement)
+{
+	placement->placement = &evict_sys_place;
+	placement->num_placement = 1;
+}
+
+/**
+ * ttm_device_kunit_init_evict_to_system() - a TTM device for eviction tests
+ * @test: The test; what is allocated here goes with it
+ * @devs: The test devices; the TTM device is allocated into @devs->ttm_dev
+ * @move: The device's move callback
+ *
+ * Victims are evicted straight to system memory, and @move decides what a
+ * move does: for tests of who gets evicted rather than of how.
+ *
+ * Return: 0 on success, or a negative error code from ttm_device_init().
+ */
+int ttm_device_kunit_init_evict_to_system(struct kunit *test,
+					  struct ttm_test_devices *devs,
+					  ttm_kunit_move_fn move)
+{
+	struct ttm_device_funcs *funcs;
+
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = ttm_dev_funcs;
+	funcs->move = move;
+	funcs->evict_flags = evict_to_system_flags;
+
+	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
+	return ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev, false,
+						false, funcs);
+}
+EXPORT_SYMBOL_GPL(ttm_device_kunit_init_evict_to_system);
+
 struct ttm_device_funcs ttm_dev_funcs = {
 	.ttm_tt_create = ttm_tt_simple_create,
 	.ttm_tt_destroy = ttm_tt_simple_destroy,
