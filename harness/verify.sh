@@ -5,7 +5,8 @@
 #  - the browsable view matches the tree;
 #  - checkpatch --strict --codespell is clean on every patch;
 #  - sparse (C=2) and W=1 add no warnings on the objects the series touches;
-#  - kernel-doc adds no warnings on the files the series touches.
+#  - kernel-doc adds no warnings on the files the series touches;
+#  - the uAPI headers it touches are self-contained, as headers_check wants.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -127,6 +128,29 @@ if new=$(comm -13 "$BUILD/kdoc.base" "$BUILD/kdoc.series") && [ -n "$new" ]; the
 	fail=1
 else
 	note "kernel-doc: no new warnings"
+fi
+
+# Each uAPI header the series touches, installed as userspace sees it,
+# must pass headers_check and compile on its own, in C and in C++.
+mapfile -t uapi < <(printf '%s\n' "${all_files[@]}" | grep '^include/uapi/.*\.h$' || true)
+if [ ${#uapi[@]} -gt 0 ]; then
+	# UML exports no headers: install x86's, which userspace gets.
+	hdr=$BUILD/uapi/usr/include
+	build_locked make -s -C "$VTREE" O="$BUILD/uapi" ARCH=x86 -j"$JOBS" \
+		headers >/dev/null
+	for f in "${uapi[@]}"; do
+		h=${f#include/uapi/}
+		if ! perl "$VTREE/usr/include/headers_check.pl" "$hdr" x86 \
+			"$hdr/$h" ||
+		   ! gcc -fsyntax-only -Wall -Werror -I"$hdr" -include "$hdr/$h" \
+			-x c /dev/null ||
+		   ! g++ -fsyntax-only -Wall -Werror -I"$hdr" -include "$hdr/$h" \
+			-x c++ /dev/null; then
+			echo "uapi: $h is not self-contained" >&2
+			fail=1
+		fi
+	done
+	note "uapi: ${#uapi[@]} header(s) self-contained"
 fi
 
 [ $fail -eq 0 ] || die "verify failed; see the messages above"

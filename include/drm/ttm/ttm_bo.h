@@ -87,6 +87,8 @@ enum ttm_bo_type {
  * @deleted: True if the object is only a zombie and already deleted.
  * @bulk_move: The bulk move object.
  * @priority: Priority for LRU, BOs with lower priority are evicted first.
+ * @residency: Residency priority inside the bulk move, see
+ * &enum ttm_residency. Changed with ttm_bo_set_residency().
  * @pin_count: Pin count.
  *
  * Base class for TTM buffer object, that deals with data placement and CPU
@@ -124,6 +126,7 @@ struct ttm_buffer_object {
 	bool deleted;
 	struct ttm_lru_bulk_move *bulk_move;
 	unsigned priority;
+	enum ttm_residency residency;
 	unsigned pin_count;
 
 	/**
@@ -408,6 +411,8 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 void ttm_bo_put(struct ttm_buffer_object *bo);
 void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 			  struct ttm_lru_bulk_move *bulk);
+void ttm_bo_set_residency(struct ttm_buffer_object *bo,
+			  enum ttm_residency residency);
 bool ttm_bo_eviction_valuable(struct ttm_buffer_object *bo,
 			      const struct ttm_place *place);
 int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo,

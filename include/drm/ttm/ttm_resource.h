@@ -38,6 +38,32 @@
 #define TTM_MAX_BO_PRIORITY	4U
 #define TTM_NUM_MEM_TYPES 8
 
+/**
+ * enum ttm_residency - how much a client wants a buffer to stay resident
+ * @TTM_RESIDENCY_MINIMUM: Evicted first, e.g. a rarely used texture pool.
+ * @TTM_RESIDENCY_LOW: Below the default.
+ * @TTM_RESIDENCY_NORMAL: The default, which every buffer starts with.
+ * @TTM_RESIDENCY_HIGH: Above the default, e.g. render targets.
+ * @TTM_RESIDENCY_MAXIMUM: Evicted last.
+ * @TTM_NUM_RESIDENCY: The number of levels.
+ *
+ * The levels order eviction among the resources of one LRU bulk move, that
+ * is among the buffers of one client: within a bulk move, resources of a
+ * lower level are evicted before any of a higher one. They do not order
+ * clients against each other, and they do not order buffers that are not in
+ * a bulk move. The levels are D3D12's five residency priorities. A Vulkan
+ * memory priority p, from 0.0 to 1.0 with a default of 0.5, maps to level
+ * min(floor(p * 5), 4), so that 0.5 is %TTM_RESIDENCY_NORMAL.
+ */
+enum ttm_residency {
+	TTM_RESIDENCY_MINIMUM,
+	TTM_RESIDENCY_LOW,
+	TTM_RESIDENCY_NORMAL,
+	TTM_RESIDENCY_HIGH,
+	TTM_RESIDENCY_MAXIMUM,
+	TTM_NUM_RESIDENCY
+};
+
 struct dmem_cgroup_pool_state;
 struct dmem_cgroup_region;
 struct ttm_device;
@@ -291,7 +317,8 @@ ttm_lru_item_to_res(struct ttm_lru_item *item)
  * @first: first res in the bulk move range
  * @last: last res in the bulk move range
  *
- * Range of resources for a lru bulk move.
+ * Range of resources for a lru bulk move: those of one residency level on
+ * one LRU list.
  */
 struct ttm_lru_bulk_move_pos {
 	struct ttm_resource *first;
@@ -300,7 +327,8 @@ struct ttm_lru_bulk_move_pos {
 
 /**
  * struct ttm_lru_bulk_move
- * @pos: first/last lru entry for resources in the each domain/priority
+ * @pos: first/last lru entry for resources in the each domain/priority,
+ * one range per residency level
  * @cursor_list: The list of cursors currently traversing any of
  * the sublists of @pos. Protected by the ttm device's lru_lock.
  *
@@ -309,9 +337,14 @@ struct ttm_lru_bulk_move_pos {
  * All BOs in a bulk_move structure need to share the same reservation object to
  * ensure that the bulk as a whole is locked for eviction even if only one BO of
  * the bulk is evicted.
+ *
+ * On each LRU list, the ranges of the residency levels follow each other
+ * from the lowest level to the highest, so an LRU walk meets the lowest
+ * first. Only cursor hitches lie between them.
  */
 struct ttm_lru_bulk_move {
-	struct ttm_lru_bulk_move_pos pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY];
+	struct ttm_lru_bulk_move_pos
+		pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY][TTM_NUM_RESIDENCY];
 	struct list_head cursor_list;
 };
 

@@ -55,8 +55,12 @@ extern "C" {
 /* The buffer may live in GTT. */
 #define VTTM_PLACE_GTT		0x2
 
-/* Residency priorities run from 0, evicted first, to this. */
-#define VTTM_PRIORITY_MAX	3
+/*
+ * Residency priorities run from 0, evicted first, to this: TTM's five
+ * levels, MINIMUM to MAXIMUM, with 2 (NORMAL) in the middle. They order a
+ * client's own buffers for eviction; they do not order clients.
+ */
+#define VTTM_PRIORITY_MAX	4
 
 /* The most buffers one job may use. */
 #define VTTM_SUBMIT_MAX_BOS	1024
@@ -154,6 +158,8 @@ struct drm_vttm_wait {
  * @evictions: Evictions of the client's buffers from VRAM.
  * @pingpongs: Times one of the client's buffers moved back into VRAM within
  *	a second of its eviction.
+ * @bytes_evicted_from_prio: @bytes_evicted_from by the residency priority
+ *	the client gave each buffer, whether or not its mode ignores them.
  */
 struct drm_vttm_stats {
 	__u64 submits;
@@ -166,6 +172,7 @@ struct drm_vttm_stats {
 	__u64 bytes_evicted_from;
 	__u64 evictions;
 	__u64 pingpongs;
+	__u64 bytes_evicted_from_prio[VTTM_PRIORITY_MAX + 1];
 };
 
 /*
@@ -174,6 +181,11 @@ struct drm_vttm_stats {
  * -ENOMEM.
  */
 #define VTTM_MODE_NO_EXEC_EVICTION	0x1
+/*
+ * Ignore residency priorities, as a 6.12 driver has none: every buffer the
+ * client creates or re-prioritises afterwards is at the default level.
+ */
+#define VTTM_MODE_NO_PRIORITIES		0x2
 
 /**
  * struct drm_vttm_set_mode - switch features off for this client

@@ -114,6 +114,35 @@ void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 }
 EXPORT_SYMBOL(ttm_bo_set_bulk_move);
 
+/**
+ * ttm_bo_set_residency - change a BO's residency priority
+ * @bo: The buffer object, reserved.
+ * @residency: The new level.
+ *
+ * Moves the BO's resource, if it is in a bulk move, to the tail of the
+ * range of its new level, as if it had just been used. This costs the same
+ * whatever the number of BOs in the bulk move. A BO that is not in a bulk
+ * move, or is pinned, keeps the level for when it enters one.
+ */
+void ttm_bo_set_residency(struct ttm_buffer_object *bo,
+			  enum ttm_residency residency)
+{
+	dma_resv_assert_held(bo->base.resv);
+
+	if (WARN_ON(residency >= TTM_NUM_RESIDENCY) ||
+	    bo->residency == residency)
+		return;
+
+	spin_lock(&bo->bdev->lru_lock);
+	if (bo->resource)
+		ttm_resource_del_bulk_move(bo->resource, bo);
+	bo->residency = residency;
+	if (bo->resource)
+		ttm_resource_add_bulk_move(bo->resource, bo);
+	spin_unlock(&bo->bdev->lru_lock);
+}
+EXPORT_SYMBOL(ttm_bo_set_residency);
+
 static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 				  struct ttm_resource *mem, bool evict,
 				  struct ttm_operation_ctx *ctx,
@@ -1138,6 +1167,7 @@ int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 	bo->pin_count = 0;
 	bo->sg = sg;
 	bo->bulk_move = NULL;
+	bo->residency = TTM_RESIDENCY_NORMAL;
 	if (resv)
 		bo->base.resv = resv;
 	else

@@ -36,6 +36,37 @@
 
 #include "ttm_module.h"
 
+/**
+ * DOC: Eviction order
+ *
+ * Eviction walks a resource manager's LRU lists from the head, so what is
+ * nearest the head goes first. Three things decide that order, strongest
+ * first:
+ *
+ * 1. TTM's global priority, &ttm_buffer_object.priority. Each manager has
+ *    one LRU list per priority, and eviction empties list 0 of every client
+ *    before it looks at list 1. Drivers use it for classes of memory (amdgpu
+ *    puts kernel BOs above user BOs), not for what a client asks.
+ *
+ * 2. Recency between clients. A client whose BOs share a reservation object
+ *    keeps them in one &ttm_lru_bulk_move, and ttm_lru_bulk_move_tail()
+ *    moves all of them to the tail at once, typically on each submission.
+ *    So the client that submitted longest ago is evicted first, as a whole.
+ *
+ * 3. Residency priority inside a client, &ttm_buffer_object.residency, set
+ *    with ttm_bo_set_residency(). Inside its bulk move, the resources of
+ *    each &enum ttm_residency level form a range, and the ranges follow each
+ *    other from the lowest level to the highest. Within a level, the least
+ *    recently used resource goes first. Bulk moves and level changes cost
+ *    O(levels), whatever the number of BOs, because only the ends of the
+ *    ranges move.
+ *
+ * A residency priority never lets a low-priority BO of the client that
+ * submitted last go before the BOs of an idle client: applications set it
+ * for their own memory, and it only decides among that memory. It has no
+ * effect on BOs outside a bulk move, or pinned, until they join one.
+ */
+
 /* Detach the cursor from the bulk move list*/
 static void
 ttm_resource_cursor_clear_bulk(struct ttm_resource_cursor *cursor)
@@ -46,11 +77,35 @@ ttm_resource_cursor_clear_bulk(struct ttm_resource_cursor *cursor)
 	list_del_init(&cursor->bulk_link);
 }
 
+/* The first resource of a bulk move on one LRU list, NULL if none */
+static struct ttm_resource *
+ttm_lru_bulk_move_first(struct ttm_lru_bulk_move_pos *levels)
+{
+	unsigned int i;
+
+	for (i = 0; i < TTM_NUM_RESIDENCY; i++)
+		if (levels[i].first)
+			return levels[i].first;
+	return NULL;
+}
+
+/* The last resource of a bulk move on one LRU list, NULL if none */
+static struct ttm_resource *
+ttm_lru_bulk_move_last(struct ttm_lru_bulk_move_pos *levels)
+{
+	unsigned int i;
+
+	for (i = TTM_NUM_RESIDENCY; i-- > 0;)
+		if (levels[i].last)
+			return levels[i].last;
+	return NULL;
+}
+
 /* Move the cursor to the end of the bulk move list it's in */
 static void ttm_resource_cursor_move_bulk_tail(struct ttm_lru_bulk_move *bulk,
 					       struct ttm_resource_cursor *cursor)
 {
-	struct ttm_lru_bulk_move_pos *pos;
+	struct ttm_resource *last;
 
 	lockdep_assert_held(&cursor->man->bdev->lru_lock);
 
@@ -59,9 +114,9 @@ static void ttm_resource_cursor_move_bulk_tail(struct ttm_lru_bulk_move *bulk,
 		return;
 	}
 
-	pos = &bulk->pos[cursor->mem_type][cursor->priority];
-	if (pos->last)
-		list_move(&cursor->hitch.link, &pos->last->lru.link);
+	last = ttm_lru_bulk_move_last(bulk->pos[cursor->mem_type][cursor->priority]);
+	if (last)
+		list_move(&cursor->hitch.link, &last->lru.link);
 	ttm_resource_cursor_clear_bulk(cursor);
 }
 
@@ -143,29 +198,38 @@ void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk)
 	ttm_bulk_move_adjust_cursors(bulk);
 	for (i = 0; i < TTM_NUM_MEM_TYPES; ++i) {
 		for (j = 0; j < TTM_MAX_BO_PRIORITY; ++j) {
-			struct ttm_lru_bulk_move_pos *pos = &bulk->pos[i][j];
+			struct ttm_resource *first, *last;
 			struct ttm_resource_manager *man;
 
-			if (!pos->first)
+			first = ttm_lru_bulk_move_first(bulk->pos[i][j]);
+			if (!first)
 				continue;
+			last = ttm_lru_bulk_move_last(bulk->pos[i][j]);
 
-			lockdep_assert_held(&pos->first->bo->bdev->lru_lock);
-			dma_resv_assert_held(pos->first->bo->base.resv);
-			dma_resv_assert_held(pos->last->bo->base.resv);
+			lockdep_assert_held(&first->bo->bdev->lru_lock);
+			dma_resv_assert_held(first->bo->base.resv);
+			dma_resv_assert_held(last->bo->base.resv);
 
-			man = ttm_manager_type(pos->first->bo->bdev, i);
-			list_bulk_move_tail(&man->lru[j], &pos->first->lru.link,
-					    &pos->last->lru.link);
+			man = ttm_manager_type(first->bo->bdev, i);
+			list_bulk_move_tail(&man->lru[j], &first->lru.link,
+					    &last->lru.link);
 		}
 	}
 }
 EXPORT_SYMBOL(ttm_lru_bulk_move_tail);
 
+/* Return the ranges of all residency levels of this resource's LRU list */
+static struct ttm_lru_bulk_move_pos *
+ttm_lru_bulk_move_levels(struct ttm_lru_bulk_move *bulk, struct ttm_resource *res)
+{
+	return bulk->pos[res->mem_type][res->bo->priority];
+}
+
 /* Return the bulk move pos object for this resource */
 static struct ttm_lru_bulk_move_pos *
 ttm_lru_bulk_move_pos(struct ttm_lru_bulk_move *bulk, struct ttm_resource *res)
 {
-	return &bulk->pos[res->mem_type][res->bo->priority];
+	return &ttm_lru_bulk_move_levels(bulk, res)[res->bo->residency];
 }
 
 /* Return the previous resource on the list (skip over non-resource list items) */
@@ -204,6 +268,35 @@ static void ttm_lru_bulk_move_pos_tail(struct ttm_lru_bulk_move_pos *pos,
 	}
 }
 
+/*
+ * Start the empty range of a level next to the ranges of its neighbours, so
+ * that the levels stay in order.
+ */
+static void ttm_lru_bulk_move_start_level(struct ttm_lru_bulk_move_pos *levels,
+					  struct ttm_resource *res)
+{
+	unsigned int level = res->bo->residency;
+	unsigned int i;
+
+	levels[level].first = res;
+	levels[level].last = res;
+
+	for (i = level; i-- > 0;) {
+		if (levels[i].last) {
+			WARN_ON(levels[i].last->bo->base.resv != res->bo->base.resv);
+			list_move(&res->lru.link, &levels[i].last->lru.link);
+			return;
+		}
+	}
+	for (i = level + 1; i < TTM_NUM_RESIDENCY; i++) {
+		if (levels[i].first) {
+			WARN_ON(levels[i].first->bo->base.resv != res->bo->base.resv);
+			list_move_tail(&res->lru.link, &levels[i].first->lru.link);
+			return;
+		}
+	}
+}
+
 /* Add the resource to a bulk_move cursor */
 static void ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk,
 				  struct ttm_resource *res)
@@ -211,19 +304,25 @@ static void ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk,
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
 
 	if (!pos->first) {
-		pos->first = res;
-		pos->last = res;
+		ttm_lru_bulk_move_start_level(ttm_lru_bulk_move_levels(bulk, res),
+					      res);
 	} else {
 		WARN_ON(pos->first->bo->base.resv != res->bo->base.resv);
 		ttm_lru_bulk_move_pos_tail(pos, res);
 	}
 }
 
-/* Remove the resource from a bulk_move range */
+/*
+ * Remove the resource from a bulk_move range. A resource from inside the
+ * bulk move goes behind it, so that moving the bulk does not take it along.
+ */
 static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 				  struct ttm_resource *res)
 {
+	struct ttm_lru_bulk_move_pos *levels = ttm_lru_bulk_move_levels(bulk, res);
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
+	struct ttm_resource *first = ttm_lru_bulk_move_first(levels);
+	struct ttm_resource *last = ttm_lru_bulk_move_last(levels);
 
 	if (unlikely(WARN_ON(!pos->first || !pos->last) ||
 		     (pos->first == res && pos->last == res))) {
@@ -233,9 +332,10 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 		pos->first = ttm_lru_next_res(res);
 	} else if (pos->last == res) {
 		pos->last = ttm_lru_prev_res(res);
-	} else {
-		list_move(&res->lru.link, &pos->last->lru.link);
 	}
+
+	if (res != first && res != last && last)
+		list_move(&res->lru.link, &last->lru.link);
 }
 
 /* Add the resource to a bulk move if the BO is configured for it */

@@ -303,6 +303,7 @@ static int vttm_stats_ioctl(struct drm_device *drm, void *data,
 {
 	struct vttm_stats *stats = &((struct vttm_client *)file->driver_priv)->stats;
 	struct drm_vttm_stats *args = data;
+	unsigned int i;
 
 	args->submits = atomic64_read(&stats->submits);
 	args->failed_submits = atomic64_read(&stats->failed_submits);
@@ -314,6 +315,9 @@ static int vttm_stats_ioctl(struct drm_device *drm, void *data,
 	args->bytes_evicted_from = atomic64_read(&stats->bytes_evicted_from);
 	args->evictions = atomic64_read(&stats->evictions);
 	args->pingpongs = atomic64_read(&stats->pingpongs);
+	for (i = 0; i <= VTTM_PRIORITY_MAX; i++)
+		args->bytes_evicted_from_prio[i] =
+			atomic64_read(&stats->bytes_evicted_from_prio[i]);
 	return 0;
 }
 
@@ -323,7 +327,8 @@ static int vttm_set_mode_ioctl(struct drm_device *drm, void *data,
 	struct vttm_client *client = file->driver_priv;
 	struct drm_vttm_set_mode *args = data;
 
-	if (args->pad || args->flags & ~VTTM_MODE_NO_EXEC_EVICTION)
+	if (args->pad ||
+	    args->flags & ~(VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES))
 		return -EINVAL;
 
 	WRITE_ONCE(client->mode, args->flags);

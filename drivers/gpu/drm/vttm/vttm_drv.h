@@ -54,6 +54,7 @@ struct vttm_device {
  * @bytes_evicted_from: Bytes of the client's buffers evicted from VRAM.
  * @evictions: Evictions of the client's buffers from VRAM.
  * @pingpongs: Buffers moved back into VRAM within a second of eviction.
+ * @bytes_evicted_from_prio: @bytes_evicted_from by the buffers' priority.
  */
 struct vttm_stats {
 	atomic64_t submits;
@@ -66,6 +67,7 @@ struct vttm_stats {
 	atomic64_t bytes_evicted_from;
 	atomic64_t evictions;
 	atomic64_t pingpongs;
+	atomic64_t bytes_evicted_from_prio[VTTM_PRIORITY_MAX + 1];
 };
 
 /**
@@ -97,6 +99,7 @@ struct vttm_client {
  * @tbo: The TTM buffer object.
  * @client: The client that created it.
  * @placements: VTTM_PLACE_* mask of where it may live.
+ * @priority: The residency priority the client gave it.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
  * @job: The client's job that last placed it.
  */
@@ -104,6 +107,7 @@ struct vttm_bo {
 	struct ttm_buffer_object tbo;
 	struct vttm_client *client;
 	u32 placements;
+	u32 priority;
 	unsigned long evicted_at;
 	u64 job;
 };

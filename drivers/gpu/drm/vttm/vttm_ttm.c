@@ -86,6 +86,7 @@ static void vttm_account_move(struct vttm_bo *bo, u32 old_type, u32 new_type)
 	if (old_type == TTM_PL_VRAM && new_type != TTM_PL_VRAM) {
 		atomic64_inc(&stats->evictions);
 		atomic64_add(size, &stats->bytes_evicted_from);
+		atomic64_add(size, &stats->bytes_evicted_from_prio[bo->priority]);
 		bo->evicted_at = jiffies ?: 1;
 	} else if (new_type == TTM_PL_VRAM && old_type != TTM_PL_VRAM) {
 		atomic64_add(size, &stats->bytes_moved_to_vram);
@@ -278,6 +279,18 @@ static const struct drm_gem_object_funcs vttm_gem_funcs = {
 	.export = vttm_gem_export,
 };
 
+/* The TTM level of a priority; the 6.12 baseline has one level only. */
+static enum ttm_residency vttm_residency(struct vttm_client *client,
+					 u32 priority)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(client->stats.bytes_evicted_from_prio) !=
+		     TTM_NUM_RESIDENCY);
+
+	if (READ_ONCE(client->mode) & VTTM_MODE_NO_PRIORITIES)
+		return TTM_RESIDENCY_NORMAL;
+	return priority;
+}
+
 /**
  * vttm_bo_create - create a buffer object in system memory
  * @client: The client creating it.
@@ -306,7 +319,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	bo->tbo.base.funcs = &vttm_gem_funcs;
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
 	bo->placements = placements;
-	bo->tbo.priority = priority;
+	bo->priority = priority;
 	kref_get(&client->ref);
 	bo->client = client;
 
@@ -322,8 +335,10 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	ret = ttm_bo_init_reserved(&vdev->ttm, &bo->tbo, ttm_bo_type_device,
 				   &placement, 0, &ctx, NULL, &client->resv,
 				   vttm_bo_destroy);
-	if (!ret)
+	if (!ret) {
 		ttm_bo_set_bulk_move(&bo->tbo, &client->bulk);
+		ttm_bo_set_residency(&bo->tbo, vttm_residency(client, priority));
+	}
 	dma_resv_unlock(&client->resv);
 	return ret ? ERR_PTR(ret) : bo;
 }
@@ -337,19 +352,14 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
  */
 int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority)
 {
-	struct ttm_lru_bulk_move *bulk;
 	int ret;
 
 	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
 	if (ret)
 		return ret;
 
-	/* The bulk move keeps a range per priority: leave it to change. */
-	bulk = bo->tbo.bulk_move;
-	ttm_bo_set_bulk_move(&bo->tbo, NULL);
-	bo->tbo.priority = priority;
-	ttm_bo_move_to_lru_tail_unlocked(&bo->tbo);
-	ttm_bo_set_bulk_move(&bo->tbo, bulk);
+	bo->priority = priority;
+	ttm_bo_set_residency(&bo->tbo, vttm_residency(bo->client, priority));
 	ttm_bo_unreserve(&bo->tbo);
 	return 0;
 }

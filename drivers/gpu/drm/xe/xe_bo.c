@@ -15,6 +15,7 @@
 #include <drm/ttm/ttm_tt.h>
 #include <uapi/drm/xe_drm.h>
 
+#include "xe_bo_residency.h"
 #include "xe_device.h"
 #include "xe_dma_buf.h"
 #include "xe_drm_client.h"
@@ -2061,6 +2062,7 @@ int xe_gem_create_ioctl(struct drm_device *dev, void *data,
 {
 	struct xe_device *xe = to_xe_device(dev);
 	struct xe_file *xef = to_xe_file(file);
+	enum ttm_residency residency = TTM_RESIDENCY_NORMAL;
 	struct drm_xe_gem_create *args = data;
 	struct xe_vm *vm = NULL;
 	ktime_t end = 0;
@@ -2069,8 +2071,7 @@ int xe_gem_create_ioctl(struct drm_device *dev, void *data,
 	u32 handle;
 	int err;
 
-	if (XE_IOCTL_DBG(xe, args->extensions) ||
-	    XE_IOCTL_DBG(xe, args->pad[0] || args->pad[1] || args->pad[2]) ||
+	if (XE_IOCTL_DBG(xe, args->pad[0] || args->pad[1] || args->pad[2]) ||
 	    XE_IOCTL_DBG(xe, args->reserved[0] || args->reserved[1]))
 		return -EINVAL;
 
@@ -2132,6 +2133,10 @@ int xe_gem_create_ioctl(struct drm_device *dev, void *data,
 			 args->cpu_caching == DRM_XE_GEM_CPU_CACHING_WB))
 		return -EINVAL;
 
+	err = xe_gem_create_user_extensions(xe, args->extensions, &residency);
+	if (err)
+		return err;
+
 	if (args->vm_id) {
 		vm = xe_vm_lookup(xef, args->vm_id);
 		if (XE_IOCTL_DBG(xe, !vm))
@@ -2156,6 +2161,13 @@ retry:
 		if (xe_vm_validate_should_retry(NULL, err, &end))
 			goto retry;
 		goto out_vm;
+	}
+
+	bo->owner = file->client_id;
+	if (residency != TTM_RESIDENCY_NORMAL) {
+		xe_bo_lock(bo, false);
+		ttm_bo_set_residency(&bo->ttm, residency);
+		xe_bo_unlock(bo);
 	}
 
 	err = drm_gem_handle_create(file, &bo->ttm.base, &handle);

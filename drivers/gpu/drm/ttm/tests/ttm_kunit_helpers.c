@@ -239,6 +239,7 @@ struct ttm_buffer_object *ttm_bo_kunit_init(struct kunit *test,
 
 	bo->bdev = devs->ttm_dev;
 	bo->destroy = dummy_ttm_bo_destroy;
+	bo->residency = TTM_RESIDENCY_NORMAL;
 
 	kref_init(&bo->kref);
 

@@ -10,20 +10,25 @@
  * /sys/module/vttm/parameters/vram_size (or --vram-size), so the model
  * scales with the emulated device.
  *
- * game: one client (one open file). Buffers of V/32, placements
- *	VRAM|GTT. 16 of them (V/2) are the hot set, priority 2, used by
- *	every frame. The others, priority 0, are the streaming pool: each
- *	frame uses a window of 4 of them (V/8), and the window moves on by
- *	--stream-step buffers (default 4) every frame. Hot set plus pool is
- *	the working set: 36 buffers (9/8 V) in phase 1 and 40 (10/8 V) in
+ * game: one client (one open file). Buffers of V/32, VRAM only, as a
+ *	game wants its render targets and textures. (With VRAM|GTT,
+ *	6.12's first validation pass places them in GTT rather than evict,
+ *	and nothing moves once VRAM is full.) 16 of them (V/2) are the hot
+ *	set, render targets at residency priority 3 (HIGH), used by every
+ *	frame. The others, priority 0 (MINIMUM), are the streaming pool:
+ *	each frame uses a window of 4 of them (V/8), and the window moves on
+ *	by --stream-step buffers (default 4) every frame. Hot set plus pool
+ *	is the working set: 36 buffers (9/8 V) in phase 1 and 40 (10/8 V) in
  *	phase 2; the 4 extra buffers are created when phase 2 starts. A
- *	frame is one job on the hot set and the window, lasting --game-us
- *	(2000 us); the game waits for it (DRM_IOCTL_VTTM_WAIT on a hot
- *	buffer) before the next frame. When a submit fails, the frame
- *	counts as failed and the game sleeps for the job's duration instead.
+ *	frame is two jobs, each lasting half of --game-us (2000 us): one on
+ *	the first half of the hot set and the window, as a pass that samples
+ *	the streamed textures, then one on the other half of the hot set.
+ *	The game waits for each job (DRM_IOCTL_VTTM_WAIT) before the next.
+ *	When a submit fails, the frame counts as failed and the game sleeps
+ *	for the job's duration instead.
  *
  * compositor: a second client, driven by a child process. 8 buffers of
- *	V/64 (V/8 in all), VRAM only, priority 3. It submits one job on all
+ *	V/64 (V/8 in all), VRAM only, priority 2. It submits one job on all
  *	of them lasting --comp-us (200 us) every --comp-period-us (1000 us)
  *	of wall clock, without waiting for its jobs, and skips the ticks it
  *	missed, as a compositor drops vblanks. It runs from before the
@@ -38,6 +43,7 @@
  *		     of the game plus the compositor
  *	failed     = failed_submits, of the game plus the compositor
  *	pingpongs  = pingpongs, of the game plus the compositor
+ *	hot evicted = the game's bytes_evicted_from at the hot set's priority
  *	frame_time = game job duration + migrated / link bandwidth
  *
  * The link bandwidth is 32 GB/s (PCIe 4.0 x16; --link-gbs). The formula
@@ -100,13 +106,14 @@
 #define GAME_WIN_BOS	4	/* streaming window: 1/8 of VRAM */
 #define GAME_WS1_BOS	36	/* phase 1 working set: 9/8 of VRAM */
 #define GAME_WS2_BOS	40	/* phase 2 working set: 10/8 of VRAM */
-#define GAME_JOB_BOS	(GAME_HOT_BOS + GAME_WIN_BOS)
+#define GAME_JOB_BOS	(GAME_HOT_BOS / 2 + GAME_WIN_BOS)
+#define GAME_FRAME_JOBS	2	/* hot half + window, then the other half */
 #define COMP_BO_DIV	64	/* a compositor buffer is 1/64 of VRAM */
 #define COMP_BOS	8	/* compositor: 1/8 of VRAM */
 
-#define GAME_HOT_PRIO		2
+#define GAME_HOT_PRIO		3
 #define GAME_STREAM_PRIO	0
-#define COMP_PRIO		3
+#define COMP_PRIO		2
 
 #define DEF_FRAMES		100
 #define DEF_WARMUP		5
@@ -137,9 +144,11 @@ struct bench_mode {
 };
 
 static const struct bench_mode modes[] = {
-	{ "baseline", VTTM_MODE_NO_EXEC_EVICTION,
-	  "as stock 6.12: eviction does not lock through drm_exec" },
-	{ "series", 0, "every feature of the series" },
+	{ "baseline", VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES,
+	  "as stock 6.12: no exec-aware eviction, no residency priorities" },
+	{ "exec", VTTM_MODE_NO_PRIORITIES,
+	  "eviction locks through drm_exec; no residency priorities" },
+	{ "priorities", 0, "and residency priorities inside each client" },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -318,6 +327,8 @@ static void stats_sub(struct drm_vttm_stats *d,
 		      const struct drm_vttm_stats *a,
 		      const struct drm_vttm_stats *b)
 {
+	unsigned int i;
+
 	d->submits = a->submits - b->submits;
 	d->failed_submits = a->failed_submits - b->failed_submits;
 	d->failed_enomem = a->failed_enomem - b->failed_enomem;
@@ -329,6 +340,9 @@ static void stats_sub(struct drm_vttm_stats *d,
 	d->bytes_evicted_from = a->bytes_evicted_from - b->bytes_evicted_from;
 	d->evictions = a->evictions - b->evictions;
 	d->pingpongs = a->pingpongs - b->pingpongs;
+	for (i = 0; i <= VTTM_PRIORITY_MAX; i++)
+		d->bytes_evicted_from_prio[i] = a->bytes_evicted_from_prio[i] -
+						b->bytes_evicted_from_prio[i];
 }
 
 static __u64 stats_migrated(const struct drm_vttm_stats *st)
@@ -488,7 +502,7 @@ static int game_add_bos(struct game *g, const struct config *cfg,
 		prio = g->n_bos < GAME_HOT_BOS ? GAME_HOT_PRIO :
 						 GAME_STREAM_PRIO;
 		ret = vttm_bo_create(g->fd, cfg->game_bo_size,
-				     VTTM_PLACE_VRAM | VTTM_PLACE_GTT, prio,
+				     VTTM_PLACE_VRAM, prio,
 				     &g->bos[g->n_bos]);
 		if (ret) {
 			bench_err("game buffer %u: BO_CREATE: %s", g->n_bos,
@@ -500,23 +514,16 @@ static int game_add_bos(struct game *g, const struct config *cfg,
 	return 0;
 }
 
-/* Run one game frame; *failed tells whether its job failed. */
-static int game_frame(struct game *g, const struct config *cfg, bool *failed)
+/* Run one job of a frame and wait for it; counts it in *failed if it failed. */
+static int game_job(struct game *g, const struct config *cfg,
+		    unsigned int n, unsigned int *failed)
 {
-	unsigned int pool = g->n_bos - GAME_HOT_BOS;
-	unsigned int i, n = 0;
 	int ret;
 
-	for (i = 0; i < GAME_HOT_BOS; i++)
-		g->job[n++] = g->bos[i];
-	for (i = 0; i < GAME_WIN_BOS; i++)
-		g->job[n++] = g->bos[GAME_HOT_BOS + (g->window + i) % pool];
-	g->window = (g->window + cfg->stream_step) % pool;
-
-	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns);
+	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns / GAME_FRAME_JOBS);
 	if (job_failure(ret)) {
-		*failed = true;
-		sleep_ns(cfg->game_ns);
+		(*failed)++;
+		sleep_ns(cfg->game_ns / GAME_FRAME_JOBS);
 		return 0;
 	}
 	if (ret) {
@@ -524,11 +531,33 @@ static int game_frame(struct game *g, const struct config *cfg, bool *failed)
 		return ret;
 	}
 
-	*failed = false;
-	ret = vttm_wait(g->fd, g->bos[0]);
+	ret = vttm_wait(g->fd, g->job[0]);
 	if (ret)
 		bench_err("game WAIT: %s", strerror(-ret));
 	return ret;
+}
+
+/* Run one game frame; *failed is the number of its jobs that failed. */
+static int game_frame(struct game *g, const struct config *cfg,
+		      unsigned int *failed)
+{
+	unsigned int pool = g->n_bos - GAME_HOT_BOS;
+	unsigned int i, n = 0;
+	int ret;
+
+	*failed = 0;
+	for (i = 0; i < GAME_HOT_BOS / 2; i++)
+		g->job[n++] = g->bos[i];
+	for (i = 0; i < GAME_WIN_BOS; i++)
+		g->job[n++] = g->bos[GAME_HOT_BOS + (g->window + i) % pool];
+	g->window = (g->window + cfg->stream_step) % pool;
+	ret = game_job(g, cfg, n, failed);
+	if (ret)
+		return ret;
+
+	for (n = 0; n < GAME_HOT_BOS / 2; n++)
+		g->job[n] = g->bos[GAME_HOT_BOS / 2 + n];
+	return game_job(g, cfg, n, failed);
 }
 
 static int wait_idle(int fd, const __u32 *bos, unsigned int n)
@@ -638,7 +667,7 @@ static int game_loop(const struct config *cfg, struct mode_run *run,
 	struct drm_vttm_stats g0, g1, c0, c1;
 	unsigned int i, total, phase;
 	struct frame_rec *rec;
-	bool failed;
+	unsigned int failed;
 	__u64 t0;
 	int ret;
 
@@ -668,7 +697,7 @@ static int game_loop(const struct config *cfg, struct mode_run *run,
 			rec = &run->frames[run->n_frames++];
 			rec->phase = phase;
 			rec->frame = i - cfg->warmup;
-			rec->game_failed = failed;
+			rec->game_failed = failed != 0;
 			rec->wall_ns = now_ns() - t0;
 			stats_sub(&rec->game, &g1, &g0);
 			stats_sub(&rec->comp, &c1, &c0);
@@ -793,6 +822,8 @@ enum metric {
 	M_FAIL_GAME,
 	M_FAIL_COMP,
 	M_EVICT_GAME,
+	M_HOT_EVICT,
+	M_HOT_SHARE,
 	M_EVICT_COMP,
 	M_COMP_JOBS,
 	M_WALL_P50,
@@ -816,6 +847,8 @@ static const struct metric_desc metric_desc[M_COUNT] = {
 	[M_FAIL_GAME]	 = { "failed submits game", 0 },
 	[M_FAIL_COMP]	 = { "failed submits compositor", 0 },
 	[M_EVICT_GAME]	 = { "evictions of game bufs", 0 },
+	[M_HOT_EVICT]	 = { " hot set evicted MiB/frame", 2 },
+	[M_HOT_SHARE]	 = { " hot set % of game evicted", 1 },
 	[M_EVICT_COMP]	 = { "evictions of comp. bufs", 0 },
 	[M_COMP_JOBS]	 = { "compositor jobs", 0 },
 	[M_WALL_P50]	 = { "wall frame time us p50", 0 },
@@ -866,6 +899,7 @@ static int summarize(const struct config *cfg, const struct mode_run *run,
 {
 	const struct frame_rec *f;
 	double *mig, *gmig, *cmig, *ft, *wall;
+	double game_evicted = 0;
 	unsigned int i, n = 0;
 
 	mig = calloc(5 * (size_t)(run->n_frames + 1), sizeof(*mig));
@@ -892,10 +926,15 @@ static int summarize(const struct config *cfg, const struct mode_run *run,
 		m[M_FAIL_GAME] += f->game.failed_submits;
 		m[M_FAIL_COMP] += f->comp.failed_submits;
 		m[M_EVICT_GAME] += f->game.evictions;
+		m[M_HOT_EVICT] += f->game.bytes_evicted_from_prio[GAME_HOT_PRIO];
+		game_evicted += f->game.bytes_evicted_from;
 		m[M_EVICT_COMP] += f->comp.evictions;
 		m[M_COMP_JOBS] += f->comp.submits;
 	}
 
+	if (game_evicted)
+		m[M_HOT_SHARE] = 100.0 * m[M_HOT_EVICT] / game_evicted;
+	m[M_HOT_EVICT] = n ? m[M_HOT_EVICT] / MIB / n : 0;
 	m[M_MIG_P50] = sorted_pct(mig, n, 50);
 	m[M_MIG_P99] = percentile(mig, n, 99);
 	m[M_GAME_MIG_P50] = sorted_pct(gmig, n, 50);
@@ -1019,7 +1058,7 @@ static void check_run(const struct mode_run *run)
 		   name, (unsigned long long)run->comp.submits,
 		   (unsigned long long)run->comp.failed,
 		   (unsigned long long)run->comp.missed_ticks);
-	if (ksub != run->n_frames)
+	if (ksub != GAME_FRAME_JOBS * run->n_frames)
 		bench_info("mode %s: WARNING %llu game jobs in %u frames",
 			   name, ksub, run->n_frames);
 	if (kgame != run->game_failed)

@@ -329,6 +329,8 @@ static int set_mode_args(int fd, struct drm_vttm_set_mode *args)
 	return vttm_ioctl(fd, DRM_IOCTL_VTTM_SET_MODE, args);
 }
 
+#define VTTM_MODES_KNOWN	(VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES)
+
 static int set_mode(int fd, __u32 flags)
 {
 	struct drm_vttm_set_mode args = { .flags = flags };
@@ -1153,8 +1155,10 @@ TEST_F(uapi, set_mode_with_unknown_flags_is_einval)
 	struct drm_vttm_set_mode args = { 0 };
 	unsigned int bit;
 
-	for (bit = 1; bit < 32; bit++) {
+	for (bit = 0; bit < 32; bit++) {
 		args.flags = 1U << bit;
+		if (args.flags & VTTM_MODES_KNOWN)
+			continue;
 		EXPECT_REJECTED(self->fd, -EINVAL,
 				set_mode_args(self->fd, &args),
 				"flags 0x%x", args.flags);
@@ -1394,45 +1398,150 @@ TEST_F(eviction, buffers_that_allow_gtt_fall_back_to_it_when_vram_is_full)
 	EXPECT_GE(self->dev.vram_size, stats.bytes_moved_to_vram);
 }
 
-TEST_F(eviction, lower_priority_buffers_are_evicted_first)
+/*
+ * A client places a high priority buffer, then a low priority one, each of
+ * 3/8 of VRAM, and a third client needs 3/8: one of the two must go. The
+ * client's stats after, in @mode.
+ */
+static void evict_one_of_two(struct __test_metadata *_metadata,
+			     const struct vttm_dev *dev, int third_fd,
+			     __u32 mode, struct drm_vttm_stats *stats)
 {
-	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 3);
-	struct drm_vttm_stats high, low, third;
-	int fd_high, fd_low;
+	__u64 size = pages_down(dev, dev->vram_size / 8 * 3);
 	__u32 h_high, h_low, h;
+	int fd;
 
-	fd_high = vttm_open(&self->dev);
-	ASSERT_LE(0, fd_high);
-	fd_low = vttm_open(&self->dev);
-	ASSERT_LE(0, fd_low);
+	fd = vttm_open(dev);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, set_mode(fd, mode));
 
 	/* Swapped at creation, so that only set_priority can get it right. */
-	ASSERT_EQ(0, bo_create(fd_high, size, VTTM_PLACE_VRAM, 0, &h_high));
-	ASSERT_EQ(0, bo_set_priority(fd_high, h_high, VTTM_PRIORITY_MAX));
-	ASSERT_EQ(0, bo_create(fd_low, size, VTTM_PLACE_VRAM,
-			       VTTM_PRIORITY_MAX, &h_low));
-	ASSERT_EQ(0, bo_set_priority(fd_low, h_low, 0));
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, 0, &h_high));
+	ASSERT_EQ(0, bo_set_priority(fd, h_high, VTTM_PRIORITY_MAX));
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, VTTM_PRIORITY_MAX,
+			       &h_low));
+	ASSERT_EQ(0, bo_set_priority(fd, h_low, 0));
 
-	/* The high priority buffer is the least recently used one. */
-	ASSERT_EQ(0, submit(fd_high, &h_high, 1));
-	ASSERT_EQ(0, bo_wait(fd_high, h_high));
-	ASSERT_EQ(0, submit(fd_low, &h_low, 1));
-	ASSERT_EQ(0, bo_wait(fd_low, h_low));
+	/* The high priority buffer is the less recently placed one. */
+	ASSERT_EQ(0, submit(fd, &h_high, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_high));
+	ASSERT_EQ(0, submit(fd, &h_low, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_low));
 
-	/* 3/8 + 3/8 + 3/8 of VRAM: one of the first two must go. */
+	ASSERT_EQ(0, bo_create(third_fd, size, VTTM_PLACE_VRAM, 0, &h));
+	EXPECT_EQ(0, submit(third_fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(third_fd, h));
+
+	ASSERT_EQ(0, get_stats(fd, stats));
+	EXPECT_EQ(size, stats->bytes_evicted_from);
+	close(fd);
+}
+
+TEST_F(eviction, lower_priority_buffer_of_a_client_goes_first)
+{
+	struct drm_vttm_stats stats;
+
+	evict_one_of_two(_metadata, &self->dev, self->fd, 0, &stats);
+	EXPECT_EQ(stats.bytes_evicted_from, stats.bytes_evicted_from_prio[0]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_prio[VTTM_PRIORITY_MAX]);
+}
+
+/* The baseline mode is what makes the test above able to fail. */
+TEST_F(eviction, without_priorities_the_older_buffer_goes_first)
+{
+	struct drm_vttm_stats stats;
+
+	evict_one_of_two(_metadata, &self->dev, self->fd,
+			 VTTM_MODE_NO_PRIORITIES, &stats);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_prio[0]);
+	EXPECT_EQ(stats.bytes_evicted_from,
+		  stats.bytes_evicted_from_prio[VTTM_PRIORITY_MAX]);
+}
+
+TEST_F(eviction, priorities_do_not_order_clients)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 3);
+	struct drm_vttm_stats idle, busy;
+	__u32 h_idle, h_busy, h;
+	int fd_idle, fd_busy;
+
+	fd_idle = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_idle);
+	fd_busy = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_busy);
+
+	/* The idle client's buffer matters most to it, but it is idle. */
+	ASSERT_EQ(0, bo_create(fd_idle, size, VTTM_PLACE_VRAM,
+			       VTTM_PRIORITY_MAX, &h_idle));
+	ASSERT_EQ(0, submit(fd_idle, &h_idle, 1));
+	ASSERT_EQ(0, bo_wait(fd_idle, h_idle));
+	ASSERT_EQ(0, bo_create(fd_busy, size, VTTM_PLACE_VRAM, 0, &h_busy));
+	ASSERT_EQ(0, submit(fd_busy, &h_busy, 1));
+	ASSERT_EQ(0, bo_wait(fd_busy, h_busy));
+
 	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_VRAM, 0, &h));
 	EXPECT_EQ(0, submit(self->fd, &h, 1));
 	EXPECT_EQ(0, bo_wait(self->fd, h));
 
-	ASSERT_EQ(0, get_stats(fd_high, &high));
-	ASSERT_EQ(0, get_stats(fd_low, &low));
-	ASSERT_EQ(0, get_stats(self->fd, &third));
-	EXPECT_EQ(0ULL, high.bytes_evicted_from);
-	EXPECT_EQ(size, low.bytes_evicted_from);
-	EXPECT_EQ(1ULL, low.evictions);
-	EXPECT_LE(size, third.bytes_evicted_by);
-	close(fd_high);
-	close(fd_low);
+	ASSERT_EQ(0, get_stats(fd_idle, &idle));
+	ASSERT_EQ(0, get_stats(fd_busy, &busy));
+	EXPECT_EQ(size, idle.bytes_evicted_from);
+	EXPECT_EQ(0ULL, busy.bytes_evicted_from);
+	close(fd_idle);
+	close(fd_busy);
+}
+
+#define OVERCOMMIT_BOS		10	/* of VRAM/8 each: 10/8 of VRAM */
+#define OVERCOMMIT_HIGH		4	/* at the highest priority */
+#define OVERCOMMIT_ROUNDS	3
+
+/*
+ * A game under 10/8 overcommit: buffers of VRAM/8, the first few at the
+ * highest priority (render targets), the rest at the lowest (textures). It
+ * uses each in turn, one job each, for a few rounds. Its stats after, in
+ * @mode.
+ */
+static void overcommit_rounds(struct __test_metadata *_metadata,
+			      const struct vttm_dev *dev, int fd, __u32 mode,
+			      struct drm_vttm_stats *stats)
+{
+	__u64 size = pages_down(dev, dev->vram_size / 8);
+	__u32 handles[OVERCOMMIT_BOS];
+	unsigned int i, round;
+
+	ASSERT_EQ(0, set_mode(fd, mode));
+	for (i = 0; i < OVERCOMMIT_BOS; i++)
+		ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM,
+				       i < OVERCOMMIT_HIGH ? VTTM_PRIORITY_MAX : 0,
+				       &handles[i]));
+
+	for (round = 0; round < OVERCOMMIT_ROUNDS; round++) {
+		for (i = 0; i < OVERCOMMIT_BOS; i++) {
+			ASSERT_EQ(0, submit(fd, &handles[i], 1))
+				TH_LOG("round %u, buffer %u", round, i);
+			ASSERT_EQ(0, bo_wait(fd, handles[i]));
+		}
+	}
+	ASSERT_EQ(0, get_stats(fd, stats));
+	EXPECT_EQ(0ULL, stats->failed_submits);
+}
+
+TEST_F(eviction, high_priority_buffers_stay_under_overcommit)
+{
+	struct drm_vttm_stats stats;
+
+	overcommit_rounds(_metadata, &self->dev, self->fd, 0, &stats);
+	EXPECT_LT(0ULL, stats.bytes_evicted_from_prio[0]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_prio[VTTM_PRIORITY_MAX]);
+}
+
+TEST_F(eviction, without_priorities_overcommit_evicts_high_priority_buffers)
+{
+	struct drm_vttm_stats stats;
+
+	overcommit_rounds(_metadata, &self->dev, self->fd,
+			  VTTM_MODE_NO_PRIORITIES, &stats);
+	EXPECT_LT(0ULL, stats.bytes_evicted_from_prio[VTTM_PRIORITY_MAX]);
 }
 
 /*
