@@ -395,6 +395,9 @@ struct drm_xe_query_mem_regions {
  *  - %DRM_XE_QUERY_CONFIG_FLAGS - Flags describing the device
  *    configuration, see list below
  *
+ *    - %DRM_XE_QUERY_CONFIG_FLAG_HAS_RESIDENCY_PRIORITY - Flag is set if
+ *      the kernel takes residency priorities: the GEM create extension
+ *      and &DRM_IOCTL_XE_GEM_SET_PROPERTY. See "Xe residency priorities".
  *    - %DRM_XE_QUERY_CONFIG_FLAG_HAS_VRAM - Flag is set if the device
  *      has usable VRAM
  *  - %DRM_XE_QUERY_CONFIG_MIN_ALIGNMENT - Minimal memory alignment
@@ -413,6 +416,7 @@ struct drm_xe_query_config {
 #define DRM_XE_QUERY_CONFIG_REV_AND_DEVICE_ID	0
 #define DRM_XE_QUERY_CONFIG_FLAGS			1
 	#define DRM_XE_QUERY_CONFIG_FLAG_HAS_VRAM	(1 << 0)
+	#define DRM_XE_QUERY_CONFIG_FLAG_HAS_RESIDENCY_PRIORITY	(1 << 1)
 #define DRM_XE_QUERY_CONFIG_MIN_ALIGNMENT		2
 #define DRM_XE_QUERY_CONFIG_VA_BITS			3
 #define DRM_XE_QUERY_CONFIG_MAX_EXEC_QUEUE_PRIORITY	4
@@ -750,11 +754,17 @@ struct drm_xe_device_query {
  */
 struct drm_xe_gem_create {
 #define DRM_XE_GEM_CREATE_EXTENSION_SET_PROPERTY	0
+#define   DRM_XE_GEM_CREATE_SET_PROPERTY_RESIDENCY_PRIORITY	0
 	/**
 	 * @extensions: Pointer to the first extension struct, if any. The
 	 * only extension is %DRM_XE_GEM_CREATE_EXTENSION_SET_PROPERTY, a
-	 * struct drm_xe_ext_set_property that sets one of the properties of
-	 * struct drm_xe_gem_set_property before the BO is first placed.
+	 * struct drm_xe_ext_set_property whose property can be
+	 * %DRM_XE_GEM_CREATE_SET_PROPERTY_RESIDENCY_PRIORITY, with a value as
+	 * for &DRM_IOCTL_XE_GEM_SET_PROPERTY. The BO gets the priority before
+	 * the ioctl returns its handle. A chain of more than 16 extensions
+	 * fails with -E2BIG, one that cannot be read with -EFAULT, and an
+	 * unknown extension or property, nonzero padding or reserved fields,
+	 * or a value out of range with -EINVAL; no BO is created then.
 	 */
 	__u64 extensions;
 
@@ -836,16 +846,14 @@ struct drm_xe_gem_create {
  * priorities, which vkd3d-proton passes to Vulkan as a float. A Vulkan
  * driver maps the priority p of VK_EXT_memory_priority (at allocation) and
  * VK_EXT_pageable_device_local_memory (vkSetDeviceMemoryPriorityEXT), from
- * 0.0 to 1.0 with a default of 0.5, to the level min(floor(p * 5), 4). So
- * Mesa's ANV sets the level with the GEM create extension when the
- * application gives a priority at allocation, and with
- * &DRM_IOCTL_XE_GEM_SET_PROPERTY when it changes it later. Neither call
- * costs more than a list move, whatever the number of BOs, so a driver may
- * forward every change.
- *
- * The userspace side is a Mesa change to ANV: expose
- * VK_EXT_pageable_device_local_memory on xe, and forward the priorities as
- * above.
+ * 0.0 to 1.0 with a default of 0.5, to the level min(floor(p * 5), 4),
+ * and sets it with the GEM create extension when the application gives a
+ * priority at allocation, and with &DRM_IOCTL_XE_GEM_SET_PROPERTY when it
+ * changes it later. D3D12's finer steps within a level (vkd3d-proton ranks
+ * buffers by size just above HIGH) fold into that level. A change costs a
+ * list move whatever the number of BOs, after the BO's lock, which a VM's
+ * BOs share. %DRM_XE_QUERY_CONFIG_FLAG_HAS_RESIDENCY_PRIORITY tells
+ * whether the kernel takes priorities.
  */
 
 /**

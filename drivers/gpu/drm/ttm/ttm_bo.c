@@ -120,9 +120,11 @@ EXPORT_SYMBOL(ttm_bo_set_bulk_move);
  * @residency: The new level.
  *
  * Moves the BO's resource, if it is in a bulk move, to the tail of the
- * range of its new level, as if it had just been used. This costs the same
- * whatever the number of BOs in the bulk move. A BO that is not in a bulk
- * move, or is pinned, keeps the level for when it enters one.
+ * range of its new level, as if it had just been used; setting the level
+ * it has changes nothing. This costs the same whatever the number of BOs in
+ * the bulk move. A BO that is not in a bulk move, or is pinned, keeps the
+ * level for when it enters one. ttm_bo_init_reserved() starts every BO at
+ * %TTM_RESIDENCY_NORMAL, so drivers set another level after it.
  */
 void ttm_bo_set_residency(struct ttm_buffer_object *bo,
 			  enum ttm_residency residency)

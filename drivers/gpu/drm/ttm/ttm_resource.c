@@ -28,6 +28,8 @@
 #include <linux/iosys-map.h>
 #include <linux/scatterlist.h>
 
+#include <kunit/visibility.h>
+
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
@@ -190,6 +192,8 @@ EXPORT_SYMBOL(ttm_lru_bulk_move_fini);
  *
  * Bulk move BOs to the LRU tail, only valid to use when driver makes sure that
  * resource order never changes. Should be called with &ttm_device.lru_lock held.
+ * On each LRU list, the ranges of all residency levels move together, lowest
+ * level first.
  */
 void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk)
 {
@@ -324,8 +328,11 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 	struct ttm_resource *first = ttm_lru_bulk_move_first(levels);
 	struct ttm_resource *last = ttm_lru_bulk_move_last(levels);
 
-	if (unlikely(WARN_ON(!pos->first || !pos->last) ||
-		     (pos->first == res && pos->last == res))) {
+	/* Not a member: leave the lists alone. */
+	if (WARN_ON(!pos->first || !pos->last))
+		return;
+
+	if (pos->first == res && pos->last == res) {
 		pos->first = NULL;
 		pos->last = NULL;
 	} else if (pos->first == res) {
@@ -334,7 +341,7 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 		pos->last = ttm_lru_prev_res(res);
 	}
 
-	if (res != first && res != last && last)
+	if (res != first && res != last)
 		list_move(&res->lru.link, &last->lru.link);
 }
 
@@ -777,6 +784,7 @@ ttm_resource_manager_first(struct ttm_resource_manager *man,
 
 	return ttm_resource_manager_next(cursor);
 }
+EXPORT_SYMBOL_IF_KUNIT(ttm_resource_manager_first);
 
 /**
  * ttm_resource_manager_next() - Continue iterating over the resource manager
@@ -814,6 +822,7 @@ ttm_resource_manager_next(struct ttm_resource_cursor *cursor)
 
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ttm_resource_manager_next);
 
 /**
  * ttm_lru_first_res_or_null() - Return the first resource on an lru list

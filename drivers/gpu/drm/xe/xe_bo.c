@@ -2152,6 +2152,9 @@ retry:
 
 	bo = xe_bo_create_user(xe, NULL, vm, args->size, args->cpu_caching,
 			       bo_flags);
+	/* Under the VM's lock, which the VM's BOs share. */
+	if (vm && !IS_ERR(bo))
+		ttm_bo_set_residency(&bo->ttm, residency);
 
 	if (vm)
 		xe_vm_unlock(vm);
@@ -2164,7 +2167,8 @@ retry:
 	}
 
 	bo->owner = file->client_id;
-	if (residency != TTM_RESIDENCY_NORMAL) {
+	/* A BO of its own lock, which nobody else can know of yet. */
+	if (!vm && residency != TTM_RESIDENCY_NORMAL) {
 		xe_bo_lock(bo, false);
 		ttm_bo_set_residency(&bo->ttm, residency);
 		xe_bo_unlock(bo);

@@ -37,10 +37,14 @@ int xe_bo_residency_from_user(u64 value, enum ttm_residency *residency)
 		[DRM_XE_GEM_RESIDENCY_PRIORITY_MAXIMUM] = TTM_RESIDENCY_MAXIMUM,
 	};
 
+	unsigned long idx;
+
 	if (value >= ARRAY_SIZE(levels))
 		return -EINVAL;
 
-	*residency = levels[array_index_nospec(value, ARRAY_SIZE(levels))];
+	/* In range, so it fits the long that array_index_nospec() takes. */
+	idx = array_index_nospec((unsigned long)value, ARRAY_SIZE(levels));
+	*residency = levels[idx];
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(xe_bo_residency_from_user);
@@ -58,7 +62,7 @@ int xe_gem_create_ext_check(const struct drm_xe_ext_set_property *ext,
 {
 	if (ext->base.name != DRM_XE_GEM_CREATE_EXTENSION_SET_PROPERTY ||
 	    ext->base.pad || ext->pad || ext->reserved[0] || ext->reserved[1] ||
-	    ext->property != DRM_XE_GEM_PROPERTY_RESIDENCY_PRIORITY)
+	    ext->property != DRM_XE_GEM_CREATE_SET_PROPERTY_RESIDENCY_PRIORITY)
 		return -EINVAL;
 
 	return xe_bo_residency_from_user(ext->value, residency);
@@ -69,8 +73,9 @@ EXPORT_SYMBOL_IF_KUNIT(xe_gem_create_ext_check);
  * xe_gem_create_user_extensions() - read the extensions of GEM create
  * @xe: The device.
  * @extensions: The user pointer to the first extension, or 0.
- * @residency: The residency priority to create the BO with. Left alone
- *	unless an extension sets it; the last one that does wins.
+ * @residency: The residency priority to create the BO with. Set only when
+ *	the whole chain is good, and only if an extension sets it; the last
+ *	one that does wins.
  *
  * All of it happens before the BO exists, so that a bad extension changes
  * nothing.
@@ -81,6 +86,7 @@ EXPORT_SYMBOL_IF_KUNIT(xe_gem_create_ext_check);
 int xe_gem_create_user_extensions(struct xe_device *xe, u64 extensions,
 				  enum ttm_residency *residency)
 {
+	enum ttm_residency level = *residency;
 	struct drm_xe_ext_set_property ext;
 	unsigned int count = 0;
 	int err;
@@ -89,17 +95,27 @@ int xe_gem_create_user_extensions(struct xe_device *xe, u64 extensions,
 		if (XE_IOCTL_DBG(xe, ++count > XE_GEM_CREATE_MAX_EXTENSIONS))
 			return -E2BIG;
 
+		/* The name first: it says how large the extension is. */
+		if (XE_IOCTL_DBG(xe, copy_from_user(&ext.base,
+						    u64_to_user_ptr(extensions),
+						    sizeof(ext.base))))
+			return -EFAULT;
+		if (XE_IOCTL_DBG(xe, ext.base.name !=
+				 DRM_XE_GEM_CREATE_EXTENSION_SET_PROPERTY))
+			return -EINVAL;
+
 		if (XE_IOCTL_DBG(xe, copy_from_user(&ext,
 						    u64_to_user_ptr(extensions),
 						    sizeof(ext))))
 			return -EFAULT;
 
-		err = xe_gem_create_ext_check(&ext, residency);
+		err = xe_gem_create_ext_check(&ext, &level);
 		if (XE_IOCTL_DBG(xe, err))
 			return err;
 
 		extensions = ext.base.next_extension;
 	}
+	*residency = level;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(xe_gem_create_user_extensions);
@@ -129,7 +145,9 @@ EXPORT_SYMBOL_IF_KUNIT(xe_gem_set_property_check);
  * @file: The file asking.
  *
  * Only the file that created a BO decides its priority: a compositor that
- * imported a game's buffer must not reorder the game's memory.
+ * imported a game's buffer must not reorder the game's memory. Today only
+ * BOs private to a VM are ordered, and those cannot be shared, so the rule
+ * guards shared BOs for the day TTM orders them too.
  *
  * Return: 0, -EOPNOTSUPP for a BO imported from another device or driver,
  * or -EPERM for a BO another file created.

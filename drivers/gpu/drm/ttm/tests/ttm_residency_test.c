@@ -6,12 +6,15 @@
  * cost as bulk moves grow.
  */
 #include <linux/ktime.h>
+#include <linux/slab.h>
 
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
 
 #include "ttm_kunit_helpers.h"
 #include "ttm_mock_manager.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define RES_BO_SIZE	SZ_128K
 
@@ -98,6 +101,7 @@ static void res_bo_init(struct kunit *test, struct ttm_buffer_object *bo,
 {
 	struct ttm_test_devices *devs = test->priv;
 
+	/* bo->priority, the LRU list, may be set by the caller. */
 	kref_init(&bo->kref);
 	bo->bdev = devs->ttm_dev;
 	bo->base.size = PAGE_SIZE;
@@ -121,15 +125,17 @@ static void res_bo_fini(struct ttm_buffer_object *bo)
  * The tests take one client's lock at a time, around each step, as two
  * reservation locks without an acquire context may not nest.
  */
-static struct ttm_buffer_object *res_bo(struct kunit *test,
-					struct res_client *client,
-					enum ttm_residency residency)
+static struct ttm_buffer_object *res_bo_on(struct kunit *test,
+					   struct res_client *client,
+					   unsigned int priority,
+					   enum ttm_residency residency)
 {
 	struct ttm_buffer_object *bo;
 	struct ttm_resource *res;
 
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
+	bo->priority = priority;
 	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, res);
 
@@ -137,6 +143,14 @@ static struct ttm_buffer_object *res_bo(struct kunit *test,
 	res_bo_init(test, bo, res, &client->resv, &client->bulk, residency);
 	dma_resv_unlock(&client->resv);
 	return bo;
+}
+
+/* A BO on the system manager's first LRU list. */
+static struct ttm_buffer_object *res_bo(struct kunit *test,
+					struct res_client *client,
+					enum ttm_residency residency)
+{
+	return res_bo_on(test, client, 0, residency);
 }
 
 static void res_bos_put(struct ttm_buffer_object **bos, unsigned int n)
@@ -186,17 +200,18 @@ static void res_bulk_tail(struct kunit *test, struct res_client *client)
 	dma_resv_unlock(&client->resv);
 }
 
-/* The BOs on the manager's first LRU list must be exactly @bos, in order. */
-static void expect_lru_order(struct kunit *test,
-			     struct ttm_resource_manager *man,
-			     struct ttm_buffer_object **bos, unsigned int n)
+/* The BOs on the manager's LRU list @prio must be exactly @bos, in order. */
+static void expect_list_order(struct kunit *test,
+			      struct ttm_resource_manager *man,
+			      unsigned int prio,
+			      struct ttm_buffer_object **bos, unsigned int n)
 {
 	struct ttm_test_devices *devs = test->priv;
 	struct ttm_lru_item *lru;
 	unsigned int i = 0;
 
 	spin_lock(&devs->ttm_dev->lru_lock);
-	list_for_each_entry(lru, &man->lru[0], link) {
+	list_for_each_entry(lru, &man->lru[prio], link) {
 		struct ttm_resource *res;
 
 		if (!ttm_lru_item_is_res(lru))
@@ -211,17 +226,25 @@ static void expect_lru_order(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, i, n);
 }
 
+static void expect_lru_order(struct kunit *test,
+			     struct ttm_resource_manager *man,
+			     struct ttm_buffer_object **bos, unsigned int n)
+{
+	expect_list_order(test, man, 0, bos, n);
+}
+
 /*
  * The invariant of a bulk move on one LRU list: its resources follow each
  * other, in order of level, and each level's range starts and ends where
  * the bulk move says. @count resources belong to it.
  */
-static void expect_bulk_sorted(struct kunit *test,
+static void expect_list_sorted(struct kunit *test,
 			       struct ttm_resource_manager *man,
+			       unsigned int prio,
 			       struct ttm_lru_bulk_move *bulk,
 			       unsigned int count)
 {
-	struct ttm_lru_bulk_move_pos *levels = bulk->pos[TTM_PL_SYSTEM][0];
+	struct ttm_lru_bulk_move_pos *levels = bulk->pos[TTM_PL_SYSTEM][prio];
 	struct ttm_resource *first[TTM_NUM_RESIDENCY] = { };
 	struct ttm_resource *last[TTM_NUM_RESIDENCY] = { };
 	struct ttm_test_devices *devs = test->priv;
@@ -231,7 +254,7 @@ static void expect_bulk_sorted(struct kunit *test,
 	unsigned int i, seen = 0;
 
 	spin_lock(&devs->ttm_dev->lru_lock);
-	list_for_each_entry(lru, &man->lru[0], link) {
+	list_for_each_entry(lru, &man->lru[prio], link) {
 		struct ttm_resource *res;
 
 		if (!ttm_lru_item_is_res(lru))
@@ -257,6 +280,14 @@ static void expect_bulk_sorted(struct kunit *test,
 		KUNIT_EXPECT_PTR_EQ(test, levels[i].first, first[i]);
 		KUNIT_EXPECT_PTR_EQ(test, levels[i].last, last[i]);
 	}
+}
+
+static void expect_bulk_sorted(struct kunit *test,
+			       struct ttm_resource_manager *man,
+			       struct ttm_lru_bulk_move *bulk,
+			       unsigned int count)
+{
+	expect_list_sorted(test, man, 0, bulk, count);
 }
 
 static void ttm_residency_orders_inserts(struct kunit *test)
@@ -366,6 +397,39 @@ static void ttm_residency_change_moves_within_bulk(struct kunit *test)
 
 	res_bos_put(x, ARRAY_SIZE(x));
 	res_bos_put(&y, 1);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+static void ttm_residency_orders_each_list_apart(struct kunit *test)
+{
+	struct ttm_buffer_object *a0, *a1, *a2, *a3, *b0;
+	struct res_client *a, *b;
+
+	a = res_client(test);
+	b = res_client(test);
+
+	/* TTM's global priority picks the list; levels order each one. */
+	a0 = res_bo_on(test, a, 0, TTM_RESIDENCY_NORMAL);
+	a1 = res_bo_on(test, a, 1, TTM_RESIDENCY_MAXIMUM);
+	b0 = res_bo_on(test, b, 1, TTM_RESIDENCY_NORMAL);
+	a2 = res_bo_on(test, a, 1, TTM_RESIDENCY_MINIMUM);
+	a3 = res_bo_on(test, a, 0, TTM_RESIDENCY_MINIMUM);
+
+	expect_list_order(test, sys_man(test), 0,
+			  (struct ttm_buffer_object *[]){ a3, a0 }, 2);
+	expect_list_order(test, sys_man(test), 1,
+			  (struct ttm_buffer_object *[]){ a2, a1, b0 }, 3);
+
+	/* A bulk move moves the client on every list it is on. */
+	res_bulk_tail(test, a);
+	expect_list_order(test, sys_man(test), 1,
+			  (struct ttm_buffer_object *[]){ b0, a2, a1 }, 3);
+	expect_list_sorted(test, sys_man(test), 0, &a->bulk, 2);
+	expect_list_sorted(test, sys_man(test), 1, &a->bulk, 2);
+	expect_list_sorted(test, sys_man(test), 1, &b->bulk, 1);
+
+	res_bos_put((struct ttm_buffer_object *[]){ a0, a1, a2, a3, b0 }, 5);
 	res_client_fini(test, b);
 	res_client_fini(test, a);
 }
@@ -574,6 +638,7 @@ static struct kunit_case ttm_residency_test_cases[] = {
 	KUNIT_CASE(ttm_residency_orders_inserts),
 	KUNIT_CASE(ttm_residency_bulk_move_keeps_order),
 	KUNIT_CASE(ttm_residency_change_moves_within_bulk),
+	KUNIT_CASE(ttm_residency_orders_each_list_apart),
 	KUNIT_CASE(ttm_residency_leaving_bulk_goes_behind_it),
 	KUNIT_CASE(ttm_residency_cursor_survives_changes),
 	KUNIT_CASE(ttm_residency_evicts_lowest_of_oldest_client),
@@ -708,7 +773,9 @@ static void ttm_residency_bench(struct kunit *test)
 }
 
 static struct kunit_case ttm_residency_bench_cases[] = {
-	KUNIT_CASE_PARAM(ttm_residency_bench, bench_bos_gen_params),
+	/* Slow, and information rather than a test: filter it out at will. */
+	KUNIT_CASE_PARAM_ATTR(ttm_residency_bench, bench_bos_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

@@ -63,7 +63,7 @@ static struct drm_xe_ext_set_property good_ext(u64 value)
 {
 	return (struct drm_xe_ext_set_property) {
 		.base.name = DRM_XE_GEM_CREATE_EXTENSION_SET_PROPERTY,
-		.property = DRM_XE_GEM_PROPERTY_RESIDENCY_PRIORITY,
+		.property = DRM_XE_GEM_CREATE_SET_PROPERTY_RESIDENCY_PRIORITY,
 		.value = value,
 	};
 }
@@ -85,7 +85,7 @@ static void xe_gem_create_ext_checks_every_field(struct kunit *test)
 	bad[2].pad = 1;
 	bad[3].reserved[0] = 1;
 	bad[4].reserved[1] = 1;
-	bad[5].property = DRM_XE_GEM_PROPERTY_RESIDENCY_PRIORITY + 1;
+	bad[5].property = DRM_XE_GEM_CREATE_SET_PROPERTY_RESIDENCY_PRIORITY + 1;
 	bad[6].value = DRM_XE_GEM_RESIDENCY_PRIORITY_MAXIMUM + 1;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -198,23 +198,37 @@ static void xe_gem_create_extensions_read_the_chain(struct kunit *test)
 							    &residency), 0);
 	KUNIT_EXPECT_EQ(test, residency, TTM_RESIDENCY_HIGH);
 
-	/* A bad extension anywhere in the chain fails it. */
+	/* A bad extension anywhere in the chain fails it, changing nothing. */
 	chain = user_chain(test, exts, 3);
 	KUNIT_EXPECT_EQ(test, xe_gem_create_user_extensions(xe, chain,
 							    &residency),
 			-EINVAL);
+	KUNIT_EXPECT_EQ(test, residency, TTM_RESIDENCY_HIGH);
 
 	/* So does a pointer userspace cannot read. */
 	KUNIT_EXPECT_EQ(test, xe_gem_create_user_extensions(xe, 8, &residency),
 			-EFAULT);
+	KUNIT_EXPECT_EQ(test, residency, TTM_RESIDENCY_HIGH);
 }
 
 static void xe_gem_create_extensions_bound_the_chain(struct kunit *test)
 {
-	struct drm_xe_ext_set_property ext = good_ext(1);
+	struct drm_xe_ext_set_property ext = good_ext(1), exts[17];
 	struct xe_device *xe = test->priv;
 	enum ttm_residency residency;
+	unsigned int i;
 	u64 chain;
+
+	/* Sixteen extensions are the most a chain may have. */
+	for (i = 0; i < ARRAY_SIZE(exts); i++)
+		exts[i] = good_ext(i % 5);
+	chain = user_chain(test, exts, 16);
+	KUNIT_EXPECT_EQ(test, xe_gem_create_user_extensions(xe, chain,
+							    &residency), 0);
+	chain = user_chain(test, exts, 17);
+	KUNIT_EXPECT_EQ(test, xe_gem_create_user_extensions(xe, chain,
+							    &residency),
+			-E2BIG);
 
 	/* An extension that points to itself is a chain without end. */
 	chain = user_chain(test, &ext, 1);
