@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make check: tree, kunit, verify, boot and the harness' own tests, in that
-# order, stopping at the first failure. Ends with the time taken and one
-# line that adds up the tests of every step.
+# make check: tree, kunit, verify, send-check, boot and the harness' own
+# tests, in that order, stopping at the first failure. Ends with the time
+# taken and one line that adds up the tests of every step.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +9,7 @@ start=$(date +%s)
 sums=$(mktemp)
 trap 'rm -f "$sums"' EXIT
 
-for step in tree kunit verify boot harness-test; do
+for step in tree kunit verify send-check boot harness-test; do
 	note "make $step"
 	mkdir -p "$BUILD"
 	make --no-print-directory -C "$TOP" "$step" 2>&1 | tee "$BUILD/check-$step.log" ||

@@ -3,7 +3,8 @@
 
 git format-patch --cover-letter writes '*** SUBJECT HERE ***' and
 '*** BLURB HERE ***' placeholders followed by the shortlog and diffstat.
-Keep our subject and text, take git's new shortlog and diffstat.
+Keep our subject, text and To/Cc headers (harness/send-check.sh writes
+those), take git's new shortlog and diffstat.
 """
 import re
 import sys
@@ -21,12 +22,27 @@ def split(text):
     return subject, body, ''
 
 
-old_subject, old_blurb, _ = split(open(sys.argv[1]).read())
+def recipients(text):
+    """The To: and Cc: header lines of a mail head, folded lines included."""
+    out, keep = [], False
+    for line in text.partition('\n\n')[0].split('\n'):
+        if line.startswith(('To:', 'Cc:')):
+            keep = True
+        elif not line.startswith(' '):
+            keep = False
+        if keep:
+            out.append(line)
+    return out
+
+
+old = open(sys.argv[1]).read()
+old_subject, old_blurb, _ = split(old)
 new = open(sys.argv[2]).read()
 new_subject, _, new_tail = split(new)
 head = new.partition('\n\n')[0]
 # Keep the '[PATCH 0/N]' prefix git computed, with our title behind it.
 prefix = re.match(r'(\[[^\]]*\] )?', new_subject).group(0)
 title = re.sub(r'^\[[^\]]*\] ', '', old_subject)
-head = head.replace('Subject: ' + new_subject, 'Subject: ' + prefix + title)
+head = head.replace('Subject: ' + new_subject,
+                    '\n'.join(recipients(old) + ['Subject: ' + prefix + title]))
 open(sys.argv[2], 'w').write(head + '\n\n' + old_blurb + new_tail)

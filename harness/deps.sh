@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(bc bison flex libelf-dev libssl-dev cpio python3 xz-utils make gcc g++
-      git git-email sparse codespell python3-ply python3-git qemu-system-x86 busybox-static)
+      git git-email libmailtools-perl sparse codespell python3-ply python3-git qemu-system-x86 busybox-static)
 
 missing=()
 for p in "${pkgs[@]}"; do

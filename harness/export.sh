@@ -13,8 +13,19 @@ cover=$TOP/series/0000-cover-letter.patch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# SERIES_VERSION=2 (and so on) numbers a resend '[PATCH v2 n/N]'.
+version=()
+if [ "${SERIES_VERSION:-1}" -gt 1 ]; then
+	version=(-v"$SERIES_VERSION")
+fi
 git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
-	--thread=shallow -o "$tmp" base..HEAD
+	--thread=shallow "${version[@]}" -o "$tmp" base..HEAD
+# The file names stay those of v1: the version is in the subjects.
+for f in "$tmp"/v[0-9]*-*.patch; do
+	if [ -e "$f" ]; then
+		mv "$f" "$tmp/$(basename "$f" | sed 's/^v[0-9]*-//')"
+	fi
+done
 
 # Carry the cover letter's subject and text over; git writes the shortlog
 # and diffstat anew.

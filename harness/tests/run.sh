@@ -101,6 +101,67 @@ expect_fail "unexported commits are refused" "make export" run_tree
 [ "$(git -C "$tmp/build/linux" rev-parse HEAD)" = "$head" ] &&
 	ok "unexported commits are kept" || not_ok "unexported commits were lost"
 
+# --- send-check ------------------------------------------------------------
+# A series of a cover letter and two patches, and the dry run of sending it.
+why="This paragraph says why the change is needed, what it does and what it costs, in enough words that a reviewer does not have to guess at the reason behind it, nor ask for the design or for what was measured before it was sent."
+sob="Signed-off-by: $PROJECT_NAME <$PROJECT_EMAIL>"
+mkpatch() { # FILE SUBJECT BODY [LINES]
+	{
+		printf 'From: x\nSubject: %s\n\n%s\n\n---\ndiff --git a/f b/f\n' "$2" "$3"
+		for _ in $(seq "${4:-3}"); do echo "+line"; done
+	} >"$1"
+}
+mkseries() { # VERSION-TAG PATCH1-BODY
+	printf 'Subject: [%s 0/2] cover\n\ntext\n%s\n' "$1" "${3:-}" >"$tmp/s0"
+	mkpatch "$tmp/s1" "[$1 1/2] drm/ttm: one" "$2"
+	mkpatch "$tmp/s2" "[$1 2/2] drm/ttm: two" "$why
+
+$sob"
+}
+mklog() { # VERSION-TAG IN-REPLY-TO-OF-MAIL-2
+	{
+		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 0/2] cover\nMessage-Id: <c>\n\nResult: OK\n' "$1"
+		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 1/2] drm/ttm: one\nMessage-Id: <1>\nIn-Reply-To: <c>\nReferences: <c>\n\nResult: OK\n' "$1"
+		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 2/2] drm/ttm: two\nMessage-Id: <2>\nIn-Reply-To: %s\nReferences: %s\n\nResult: OK\n' "$1" "$2" "$2"
+	} >"$tmp/send.log"
+}
+sendcheck() {
+	python3 "$TOP/harness/sendcheck.py" "$tmp/send.log" "${MAX:-10}" \
+		"$PROJECT_NAME <$PROJECT_EMAIL>" "$tmp/s0" "$tmp/s1" "$tmp/s2"
+}
+mkseries PATCH "$why
+
+$sob"
+mklog PATCH "<c>"
+expect_pass "a series ready to send passes" sendcheck
+mkseries PATCH "$why"
+expect_fail "a patch without Signed-off-by fails" "no Signed-off-by" sendcheck
+mkseries PATCH "Fix it.
+
+$sob"
+expect_fail "a message that does not say why fails" "does not say why" sendcheck
+mkseries PATCH "$why
+
+$sob"
+mklog PATCH "<1>"
+expect_fail "a patch threaded under another fails" "not threaded" sendcheck
+mkseries PATCH "$why
+
+$sob" "Changes in v2:"
+mklog PATCH "<c>"
+expect_fail "a v2 sent without its version fails" "does not start with" sendcheck
+mkseries PATCH "$why
+
+$sob"
+mkpatch "$tmp/s1" "[PATCH 1/2] drm/ttm: one" "$why
+
+$sob" 20
+expect_fail "a large patch that does not say why fails" "how many lines" sendcheck
+mkpatch "$tmp/s1" "[PATCH 1/2] drm/ttm: one" "$why It is 20 lines because it must be.
+
+$sob" 20
+expect_pass "a large patch that says why passes" sendcheck
+
 # --- the boot console checker -----------------------------------------------
 if [ -f "$TOP/harness/tests/boot-check-test.sh" ]; then
 	expect_pass "the boot console checker catches every failure" \

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Check a series the way it will reach the list.
+
+Usage: sendcheck.py DRY_RUN_LOG MAX_LINES IDENTITY PATCH...
+
+DRY_RUN_LOG is the output of 'git send-email --dry-run' over the cover
+letter and PATCH..., in order. Every mail must carry '[PATCH<v> n/N]' with
+one version for all (the highest 'Changes in vN' of the cover letter; v1
+has none), number n of N, and thread under the cover letter. Every patch
+must be signed off by IDENTITY, have a subject '<prefix>: <summary>', say
+why in its message (40 words or more before the trailers), and, when it
+changes more than MAX_LINES lines, say how many lines and why ('<n>
+lines' in its message). Prints one line per problem; exits 1 if any.
+"""
+import re
+import sys
+
+
+def mails(log):
+    """The header blocks of the dry run, one dict per mail."""
+    out = []
+    for block in log.split('Dry-OK. Log says:')[1:]:
+        head = {}
+        for line in block.splitlines():
+            if line.startswith('Result:'):
+                break
+            m = re.match(r'^([A-Za-z-]+): (.*)$', line)
+            if m:
+                head.setdefault(m.group(1).lower(), m.group(2))
+        out.append(head)
+    return out
+
+
+def message(patch):
+    """Subject and commit message body of a format-patch file."""
+    text = open(patch).read()
+    head, _, body = text.partition('\n\n')
+    subj = re.search(r'^Subject: (.*(?:\n [^\n]*)*)', head, re.M).group(1)
+    subj = re.sub(r'\n ', ' ', subj)
+    return subj, body.split('\n---\n')[0]
+
+
+def changed_lines(patch):
+    n, in_diff = 0, False
+    for line in open(patch):
+        if line.startswith('diff --git'):
+            in_diff = True
+        elif in_diff and line[:1] in '+-' and not line.startswith(('+++ ', '--- ')):
+            n += 1
+    return n
+
+
+def main():
+    log, max_lines, identity, patches = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+    problems = []
+    cover = open(patches[0]).read()
+    versions = [int(v) for v in re.findall(r'^Changes in v(\d+)', cover, re.M)]
+    version = max(versions) if versions else 1
+    tag = 'PATCH' if version == 1 else 'PATCH v%d' % version
+    total = len(patches) - 1
+
+    heads = mails(open(log).read())
+    if len(heads) != len(patches):
+        problems.append('dry run: %d mails for %d files' % (len(heads), len(patches)))
+    cover_id = heads[0].get('message-id') if heads else None
+    width = len(str(total))
+    for i, head in enumerate(heads):
+        want = '[%s %0*d/%d] ' % (tag, width, i, total)
+        if not head.get('subject', '').startswith(want):
+            problems.append('mail %d: subject %r does not start with %r' %
+                            (i, head.get('subject'), want))
+        if not head.get('to'):
+            problems.append('mail %d: no To:' % i)
+        if i and (head.get('in-reply-to') != cover_id or
+                  head.get('references') != cover_id):
+            problems.append('mail %d: not threaded under the cover letter' % i)
+
+    for patch in patches[1:]:
+        name = patch.rsplit('/', 1)[-1]
+        subj, msg = message(patch)
+        title = re.sub(r'^\[[^\]]*\] ', '', subj)
+        if not re.match(r'^[a-z0-9][\w./-]*: \S', title):
+            problems.append('%s: subject %r lacks a "<prefix>: " prefix' % (name, title))
+        if 'Signed-off-by: %s' % identity not in msg:
+            problems.append('%s: no Signed-off-by: %s' % (name, identity))
+        text = '\n'.join(l for l in msg.splitlines()
+                         if not re.match(r'^[A-Z][\w-]*: ', l))
+        if len(text.split()) < 40:
+            problems.append('%s: the message does not say why (%d words)' %
+                            (name, len(text.split())))
+        n = changed_lines(patch)
+        if n > max_lines and not re.search(r'\b\d[\d,]* lines\b', msg):
+            problems.append('%s: %d changed lines, over %d, and the message '
+                            'does not say how many lines and why' %
+                            (name, n, max_lines))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
