@@ -24,7 +24,8 @@ mapfile -t patches < <(series_patches)
 
 self="$PROJECT_NAME <$PROJECT_EMAIL>"
 maintainers() {
-	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git \
+	# A fixed hash seed keeps the order, and so the cover letter, stable.
+	(cd "$TREE" && PERL_HASH_SEED=0 perl scripts/get_maintainer.pl --no-git \
 		--no-git-fallback --no-rolestats "$@" "${patches[@]}") |
 		grep -vF "$PROJECT_EMAIL" || true
 }
