@@ -34,7 +34,11 @@ build_locked make -s -C "$TREE" O="$OUT" SPHINXDIRS="$dirs" \
 
 mapfile -t files < <(git -C "$TREE" diff --name-only base HEAD)
 pattern=$(printf '%s\n' "${files[@]}" | sed 's/[.]/\\./g' | paste -sd'|')
-if grep -E "($pattern).*(WARNING|ERROR)|(WARNING|ERROR).*($pattern)" "$LOG"; then
+# Building only some directories leaves references into the others
+# unresolved (labels such as 'psi', the RCU toctree): those warnings say
+# nothing about the series' text, and appear without it too.
+if grep -E "($pattern).*(WARNING|ERROR)|(WARNING|ERROR).*($pattern)" "$LOG" |
+	grep -vE "undefined label|toctree contains reference to nonexisting document"; then
 	die "sphinx warns about files the series touches"
 fi
 note "docs: no Sphinx warning on the ${#files[@]} file(s) the series touches"
