@@ -588,13 +588,17 @@ static void ttm_residency_evicts_lowest_of_oldest_client(struct kunit *test)
 	b[1] = vram_bo(test, cb, TTM_RESIDENCY_MAXIMUM);
 	b[2] = vram_bo(test, cb, TTM_RESIDENCY_LOW);
 
-	/* A is the older client; within each, the lowest level goes first. */
-	order[0] = a[1];
-	order[1] = a[2];
-	order[2] = a[0];
-	order[3] = b[0];
-	order[4] = b[2];
-	order[5] = b[1];
+	/*
+	 * A was created first but submits last, which makes B the older
+	 * client. Within each, the lowest level goes first.
+	 */
+	res_bulk_tail(test, ca);
+	order[0] = b[0];
+	order[1] = b[2];
+	order[2] = b[1];
+	order[3] = a[1];
+	order[4] = a[2];
+	order[5] = a[0];
 
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		c[i] = kunit_kzalloc(test, sizeof(*c[i]), GFP_KERNEL);
