@@ -39,6 +39,7 @@
 #include "ttm_device.h"
 
 struct drm_exec;
+struct ttm_throttle;
 
 /* Default number of pre-faulted pages in the TTM fault handler */
 #define TTM_BO_VM_NUM_PREFAULT 16
@@ -186,6 +187,8 @@ struct ttm_bo_kmap_obj {
  * and may fail with -EDEADLK; see ttm_bo_validate(). Only set it inside the
  * drm_exec_until_all_locked() loop, for a device whose BOs are GEM objects
  * kept alive by their GEM reference, as drm_exec requires.
+ * @throttle: The eviction throttle of the client validating, or NULL for
+ * none; see ttm_bo_validate().
  *
  * Context for TTM operations like changing buffer placement or general memory
  * allocation.
@@ -199,6 +202,7 @@ struct ttm_operation_ctx {
 	struct dma_resv *resv;
 	uint64_t bytes_moved;
 	struct drm_exec *exec;
+	struct ttm_throttle *throttle;
 };
 
 struct ttm_lru_walk;

@@ -331,6 +331,8 @@ struct ttm_lru_bulk_move_pos {
  * one range per residency level
  * @cursor_list: The list of cursors currently traversing any of
  * the sublists of @pos. Protected by the ttm device's lru_lock.
+ * @throttle: The eviction throttle of the client the bulk move belongs to,
+ * or NULL; set by ttm_throttle_init().
  *
  * Container for the current bulk move state. Should be used with
  * ttm_lru_bulk_move_init() and ttm_bo_set_bulk_move().
@@ -346,6 +348,7 @@ struct ttm_lru_bulk_move {
 	struct ttm_lru_bulk_move_pos
 		pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY][TTM_NUM_RESIDENCY];
 	struct list_head cursor_list;
+	struct ttm_throttle *throttle;
 };
 
 /**

@@ -72,7 +72,8 @@ extern "C" {
  * @size: In: size in bytes, rounded up to a page. Not zero, and no larger
  *	than any placement the buffer may live in.
  * @placements: In: VTTM_PLACE_* mask of where the buffer may live. A job
- *	prefers VRAM when it is allowed.
+ *	prefers VRAM when it is allowed: it evicts for VRAM before it places
+ *	a buffer in GTT, but a buffer already in GTT only moves into free VRAM.
  * @priority: In: residency priority, 0 to %VTTM_PRIORITY_MAX.
  * @flags: In: must be 0.
  * @handle: Out: the GEM handle of the new buffer.
@@ -186,6 +187,12 @@ struct drm_vttm_stats {
  * client creates or re-prioritises afterwards is at the default level.
  */
 #define VTTM_MODE_NO_PRIORITIES		0x2
+/*
+ * Validate without the client's eviction throttle, as a 6.12 driver does:
+ * a client whose memory was just evicted takes it back at once. Others
+ * still throttle the client when they evict its memory, but it ignores it.
+ */
+#define VTTM_MODE_NO_THROTTLE		0x4
 
 /**
  * struct drm_vttm_set_mode - switch features off for this client

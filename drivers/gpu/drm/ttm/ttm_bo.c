@@ -34,6 +34,7 @@
 #include <drm/drm_exec.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_throttle.h>
 #include <drm/ttm/ttm_tt.h>
 
 #include <linux/cgroup_dmem.h>
@@ -47,6 +48,7 @@
 #include <linux/dma-resv.h>
 
 #include "ttm_module.h"
+#include "ttm_trace.h"
 
 static void ttm_bo_mem_space_debug(struct ttm_buffer_object *bo,
 					struct ttm_placement *placement)
@@ -145,12 +147,19 @@ void ttm_bo_set_residency(struct ttm_buffer_object *bo,
 }
 EXPORT_SYMBOL(ttm_bo_set_residency);
 
+/* The throttle of the client @bo belongs to, or NULL. @bo is reserved. */
+static struct ttm_throttle *ttm_bo_throttle(struct ttm_buffer_object *bo)
+{
+	return bo->bulk_move ? bo->bulk_move->throttle : NULL;
+}
+
 static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 				  struct ttm_resource *mem, bool evict,
 				  struct ttm_operation_ctx *ctx,
 				  struct ttm_place *hop)
 {
 	struct ttm_device *bdev = bo->bdev;
+	int from = bo->resource ? bo->resource->mem_type : TTM_TRACE_NO_MEM;
 	bool old_use_tt, new_use_tt;
 	int ret;
 
@@ -190,6 +199,8 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 	}
 
 	ctx->bytes_moved += bo->base.size;
+	trace_ttm_bo_move(bo, from, mem->mem_type, evict,
+			  ttm_throttle_client_id(ttm_bo_throttle(bo)));
 	return 0;
 
 out_err:
@@ -554,6 +565,8 @@ struct ttm_bo_evict_walk {
 	bool try_low;
 	/** @hit_low: dmem.low spared a victim: a @try_low pass may find more. */
 	bool hit_low;
+	/** @own: Evict only the BOs of this throttled client, if set. */
+	struct ttm_throttle *own;
 };
 
 /* Whether dmem protection and the charge's limit let @bo be evicted. */
@@ -588,6 +601,25 @@ static int ttm_bo_evict_retry_alloc(struct ttm_bo_evict_walk *evict_walk)
 					  charge->pool, evict_walk->res);
 }
 
+/*
+ * Taking a client's memory for someone else throttles the client. @from is
+ * the memory type @bo was evicted from.
+ */
+static void ttm_bo_evicted(struct ttm_bo_evict_walk *evict_walk,
+			   struct ttm_buffer_object *bo, int from)
+{
+	struct ttm_throttle *evictor = evict_walk->walk.ctx->throttle;
+	struct ttm_throttle *victim = ttm_bo_throttle(bo);
+
+	trace_ttm_bo_evict(bo, from,
+			   bo->resource ? bo->resource->mem_type :
+			   TTM_TRACE_NO_MEM,
+			   ttm_throttle_client_id(evictor),
+			   ttm_throttle_client_id(victim), evict_walk->try_low);
+	if (victim && victim != evictor)
+		ttm_throttle_evicted(victim);
+}
+
 static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 {
 	struct ttm_bo_evict_walk *evict_walk =
@@ -596,6 +628,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 
 	/* The driver first, so that dmem.low only counts for real candidates. */
 	if (bo->pin_count ||
+	    (evict_walk->own && ttm_bo_throttle(bo) != evict_walk->own) ||
 	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place) ||
 	    !ttm_bo_evict_cgroup_allows(evict_walk, bo))
 		return 0;
@@ -605,7 +638,11 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 		if (!lret)
 			ttm_bo_cleanup_memtype_use(bo);
 	} else {
+		int from = bo->resource->mem_type;
+
 		lret = ttm_bo_evict(bo, walk->ctx);
+		if (!lret)
+			ttm_bo_evicted(evict_walk, bo, from);
 	}
 
 	if (lret)
@@ -657,7 +694,11 @@ static void ttm_bo_evict_unlock_victims(struct drm_exec *exec,
 						       exec->num_objects - 1));
 }
 
-/* A trylock pass, then, with a ticket, sleeping passes while they progress. */
+/*
+ * A trylock pass, then, with a ticket, sleeping passes while they progress.
+ * A walk for a client's own BOs needs no sleeping pass: the BOs of a bulk
+ * move share one reservation, which the client holds while it validates.
+ */
 static s64 ttm_bo_evict_walk_passes(struct ttm_bo_evict_walk *evict_walk,
 				    struct ttm_device *bdev,
 				    struct ttm_resource_manager *man,
@@ -667,7 +708,7 @@ static s64 ttm_bo_evict_walk_passes(struct ttm_bo_evict_walk *evict_walk,
 
 	evict_walk->walk.trylock_only = true;
 	lret = ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
-	if (lret || !ticket)
+	if (lret || !ticket || evict_walk->own)
 		return lret;
 
 	evict_walk->walk.trylock_only = false;
@@ -688,7 +729,8 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_operation_ctx *ctx,
 			      struct ww_acquire_ctx *ticket,
 			      struct ttm_resource **res,
-			      struct ttm_bo_dmem_charge *charge)
+			      struct ttm_bo_dmem_charge *charge,
+			      struct ttm_throttle *own)
 {
 	struct ttm_bo_evict_walk evict_walk = {
 		.walk = {
@@ -701,6 +743,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		.evictor = evictor,
 		.res = res,
 		.charge = charge,
+		.own = own,
 	};
 	struct drm_exec *exec = evict_walk.walk.exec;
 	unsigned int first = exec ? exec->num_objects : 0;
@@ -806,17 +849,20 @@ static bool ttm_bo_charge_is_protected(struct dmem_cgroup_pool_state *pool)
 
 /*
  * Charges, then allocates at @place, evicting for room if @force_space
- * allows, or if @validating an allocation within its dmem protection. The
- * charge is held across the eviction and handed to the new resource; if
- * nothing is allocated, it is returned. Returns 0, 1 if @place has no room
- * and the next placement should be tried, or a negative errno that ends the
- * search, as an -ENOSPC from the eviction walk always has.
+ * allows, or if @validating an allocation within its dmem protection. With
+ * @own set, eviction takes only that client's BOs, and, as for any throttled
+ * client, no memory that dmem.low protects. The charge is held across the
+ * eviction and handed to the new resource; if nothing is allocated, it is
+ * returned. Returns 0, 1 if @place has no room and the next placement should
+ * be tried, or a negative errno that ends the search, as an -ENOSPC from the
+ * eviction walk always has.
  */
 static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 				 const struct ttm_place *place,
 				 struct ttm_operation_ctx *ctx,
 				 struct ww_acquire_ctx *ticket,
 				 bool force_space, bool validating,
+				 struct ttm_throttle *own,
 				 struct ttm_resource **res)
 {
 	struct ttm_resource_manager *man =
@@ -826,6 +872,8 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 	int ret;
 
 	may_evict = force_space && place->mem_type != TTM_PL_SYSTEM;
+	charge.only_unprotected = validating &&
+		ttm_throttle_state(ctx->throttle) != TTM_THROTTLE_NORMAL;
 	ret = ttm_resource_try_charge(bo, place, &charge.pool,
 				      may_evict ? &charge.limit_pool : NULL);
 	if (!ret) {
@@ -844,7 +892,7 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 		ret = 1;
 		if (may_evict) {
 			ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx,
-						 ticket, res, &charge);
+						 ticket, res, &charge, own);
 			if (ret == -EBUSY)
 				ret = 1;
 		}
@@ -854,6 +902,54 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 		dmem_cgroup_uncharge(charge.pool, bo->base.size);
 	dmem_cgroup_pool_state_put(charge.limit_pool);
 	return ret;
+}
+
+/*
+ * Tries each placement in turn; see ttm_bo_alloc_resource(). With @own set,
+ * eviction takes only the BOs of that client.
+ */
+static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
+				     struct ttm_placement *placement,
+				     struct ttm_operation_ctx *ctx,
+				     struct ww_acquire_ctx *ticket,
+				     bool force_space, bool validating,
+				     struct ttm_throttle *own,
+				     struct ttm_resource **res)
+{
+	struct ttm_device *bdev = bo->bdev;
+	int i, ret;
+
+	for (i = 0; i < placement->num_placement; ++i) {
+		const struct ttm_place *place = &placement->placement[i];
+		struct ttm_resource_manager *man;
+
+		man = ttm_manager_type(bdev, place->mem_type);
+		if (!man || !ttm_resource_manager_used(man))
+			continue;
+
+		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
+				    TTM_PL_FLAG_FALLBACK))
+			continue;
+
+		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, force_space,
+					    validating, own, res);
+		if (ret == 1)
+			continue;
+		if (ret)
+			return ret;
+
+		ret = ttm_bo_add_move_fence(bo, man, ctx->no_wait_gpu);
+		if (unlikely(ret)) {
+			ttm_resource_free(bo, res);
+			if (ret == -EBUSY)
+				continue;
+
+			return ret;
+		}
+		return 0;
+	}
+
+	return -ENOSPC;
 }
 
 /**
@@ -879,6 +975,9 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
  * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
  * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
  * deadlock and the exec is contended.
+ *
+ * A throttled client validating evicts only its own BOs, unless no placement
+ * can be had that way and @force_space is set: then the BO must be placed.
  */
 static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
@@ -886,46 +985,24 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 bool force_space, bool validating,
 				 struct ttm_resource **res)
 {
-	struct ttm_device *bdev = bo->bdev;
 	struct ww_acquire_ctx *ticket;
-	int i, ret;
+	bool throttled;
+	int ret;
 
 	ticket = dma_resv_locking_ctx(bo->base.resv);
 	ret = dma_resv_reserve_fences(bo->base.resv, 1);
 	if (unlikely(ret))
 		return ret;
 
-	for (i = 0; i < placement->num_placement; ++i) {
-		const struct ttm_place *place = &placement->placement[i];
-		struct ttm_resource_manager *man;
-
-		man = ttm_manager_type(bdev, place->mem_type);
-		if (!man || !ttm_resource_manager_used(man))
-			continue;
-
-		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
-				    TTM_PL_FLAG_FALLBACK))
-			continue;
-
-		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, force_space,
-					    validating, res);
-		if (ret == 1)
-			continue;
-		if (ret)
-			return ret;
-
-		ret = ttm_bo_add_move_fence(bo, man, ctx->no_wait_gpu);
-		if (unlikely(ret)) {
-			ttm_resource_free(bo, res);
-			if (ret == -EBUSY)
-				continue;
-
-			return ret;
-		}
-		return 0;
-	}
-
-	return -ENOSPC;
+	throttled = validating &&
+		ttm_throttle_state(ctx->throttle) != TTM_THROTTLE_NORMAL;
+	ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket, force_space,
+					validating,
+					throttled ? ctx->throttle : NULL, res);
+	if (ret == -ENOSPC && throttled && force_space)
+		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
+						true, validating, NULL, res);
+	return ret;
 }
 
 /*
@@ -1013,6 +1090,25 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * ttm_bo_validate() reports -ENOMEM when no placement is left.
  */
 
+/* Reports a failed validation by @ctx's client; returns @err. */
+static int ttm_bo_validate_failed(struct ttm_buffer_object *bo,
+				  struct ttm_operation_ctx *ctx, int err)
+{
+	trace_ttm_bo_validate_fail(bo, ttm_throttle_client_id(ctx->throttle),
+				   err);
+	return err;
+}
+
+/* A client in hard throttle keeps any resource the placement accepts. */
+static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
+				  struct ttm_placement *placement,
+				  struct ttm_operation_ctx *ctx)
+{
+	return bo->resource &&
+	       ttm_throttle_state(ctx->throttle) == TTM_THROTTLE_HARD &&
+	       ttm_resource_compatible(bo->resource, placement, true);
+}
+
 /**
  * ttm_bo_validate - Move a buffer object into one of the proposed placements
  *
@@ -1039,6 +1135,10 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * older transaction. The exec is contended; the caller must back off with
  * drm_exec_retry_on_contention() and validate again in the same transaction.
  * Without @ctx->exec, such contention is reported as -ENOMEM as before.
+ *
+ * If @ctx->throttle is set and the client is throttled after losing memory
+ * to eviction, the placement is decided under the throttle's rules; see the
+ * "Eviction throttling" section of the TTM documentation.
  */
 int ttm_bo_validate(struct ttm_buffer_object *bo,
 		    struct ttm_placement *placement,
@@ -1057,6 +1157,9 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 	if (!placement->num_placement)
 		return ttm_bo_pipeline_gutting(bo);
 
+	if (ttm_bo_throttle_keeps(bo, placement, ctx))
+		return 0;
+
 	force_space = false;
 	do {
 		/* Check whether we need to move buffer. */
@@ -1067,7 +1170,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 
 		/* Moving of pinned BOs is forbidden */
 		if (bo->pin_count)
-			return -EINVAL;
+			return ttm_bo_validate_failed(bo, ctx, -EINVAL);
 
 		/*
 		 * Determine where to move the buffer.
@@ -1084,7 +1187,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		if (ret == -ENOSPC)
 			continue;
 		if (ret)
-			return ret;
+			return ttm_bo_validate_failed(bo, ctx, ret);
 
 bounce:
 		ret = ttm_bo_handle_move_mem(bo, res, false, ctx, &hop);
@@ -1096,14 +1199,14 @@ bounce:
 		}
 		if (ret) {
 			ttm_resource_free(bo, &res);
-			return ret;
+			return ttm_bo_validate_failed(bo, ctx, ret);
 		}
 
 	} while (ret && force_space);
 
 	/* For backward compatibility with userspace */
 	if (ret == -ENOSPC)
-		return -ENOMEM;
+		return ttm_bo_validate_failed(bo, ctx, -ENOMEM);
 
 	/*
 	 * We might need to add a TTM.
@@ -1111,7 +1214,7 @@ bounce:
 	if (!bo->resource || bo->resource->mem_type == TTM_PL_SYSTEM) {
 		ret = ttm_tt_create(bo, true);
 		if (ret)
-			return ret;
+			return ttm_bo_validate_failed(bo, ctx, ret);
 	}
 	return 0;
 }

@@ -79,6 +79,7 @@ static int vttm_open(struct drm_device *drm, struct drm_file *file)
 	client->vdev = to_vttm_device(drm);
 	dma_resv_init(&client->resv);
 	ttm_lru_bulk_move_init(&client->bulk);
+	ttm_throttle_init(&client->throttle, &client->bulk, file->client_id);
 	file->driver_priv = client;
 	return 0;
 }
@@ -328,7 +329,9 @@ static int vttm_set_mode_ioctl(struct drm_device *drm, void *data,
 	struct drm_vttm_set_mode *args = data;
 
 	if (args->pad ||
-	    args->flags & ~(VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES))
+	    args->flags & ~(VTTM_MODE_NO_EXEC_EVICTION |
+			    VTTM_MODE_NO_PRIORITIES |
+			    VTTM_MODE_NO_THROTTLE))
 		return -EINVAL;
 
 	WRITE_ONCE(client->mode, args->flags);
@@ -382,7 +385,12 @@ static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 				       vttm_region_names[i]);
 }
 
-DEFINE_DRM_GEM_FOPS(vttm_fops);
+/* DEFINE_DRM_GEM_FOPS() of 6.12 leaves fdinfo out. */
+static const struct file_operations vttm_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver vttm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER,

@@ -16,6 +16,7 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_throttle.h>
 
 struct drm_exec;
 
@@ -78,6 +79,7 @@ struct vttm_stats {
  * @resv: The reservation object all the client's buffers share, as the
  *	buffers of a GPU VM do. A job locks it once for all its buffers.
  * @bulk: The LRU bulk move of the client's buffers, as a GPU VM has.
+ * @throttle: The client's eviction throttle, next to @bulk.
  * @mode: VTTM_MODE_* flags: features of the series switched off.
  * @job_seq: The number of the client's last job, under @resv.
  * @running_job: The job being placed, or 0; its buffers are not evicted.
@@ -88,6 +90,7 @@ struct vttm_client {
 	struct vttm_device *vdev;
 	struct dma_resv resv;
 	struct ttm_lru_bulk_move bulk;
+	struct ttm_throttle throttle;
 	u32 mode;
 	u64 job_seq;
 	u64 running_job;

@@ -18,13 +18,18 @@
 
 #include "vttm_drv.h"
 
-/* Indexed by VTTM_PLACE_* mask: VRAM first, as a job prefers it. */
+/*
+ * Indexed by VTTM_PLACE_* mask: VRAM first, as a job prefers it. GTT is a
+ * fallback to VRAM, as xe and amdgpu place such buffers: a job moves a
+ * buffer from GTT into free VRAM, and evicts for VRAM before it falls back,
+ * but a buffer in GTT stays there rather than evict.
+ */
 static const struct ttm_place vttm_places[][2] = {
 	[VTTM_PLACE_VRAM] = { { .mem_type = TTM_PL_VRAM } },
 	[VTTM_PLACE_GTT] = { { .mem_type = VTTM_PL_GTT } },
 	[VTTM_PLACE_VRAM | VTTM_PLACE_GTT] = {
 		{ .mem_type = TTM_PL_VRAM },
-		{ .mem_type = VTTM_PL_GTT },
+		{ .mem_type = VTTM_PL_GTT, .flags = TTM_PL_FLAG_FALLBACK },
 	},
 };
 
@@ -371,7 +376,8 @@ int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority)
  * @exec: The job's transaction.
  *
  * Eviction locks its victims through @exec unless the client runs in
- * VTTM_MODE_NO_EXEC_EVICTION, as a 6.12 driver would.
+ * VTTM_MODE_NO_EXEC_EVICTION, and follows the client's throttle unless it
+ * runs in VTTM_MODE_NO_THROTTLE, as a 6.12 driver would.
  *
  * Return: 0, -EDEADLK with @exec contended, -ENOMEM if the buffer could not
  * be placed, or another negative errno.
@@ -386,12 +392,15 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		.resv = &client->resv,
 	};
 	u32 old_type = bo->tbo.resource->mem_type;
+	u32 mode = READ_ONCE(client->mode);
 	struct ttm_placement placement;
 	u64 own = 0;
 	int ret;
 
-	if (!(READ_ONCE(client->mode) & VTTM_MODE_NO_EXEC_EVICTION))
+	if (!(mode & VTTM_MODE_NO_EXEC_EVICTION))
 		ctx.exec = exec;
+	if (!(mode & VTTM_MODE_NO_THROTTLE))
+		ctx.throttle = &client->throttle;
 
 	vttm_placement(bo->placements, &placement);
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);

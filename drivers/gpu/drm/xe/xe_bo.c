@@ -1958,6 +1958,9 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 
 		ctx.allow_res_evict = allow_res_evict;
 		ctx.resv = xe_vm_resv(vm);
+		/* Only a VM userspace created has a client to throttle. */
+		if (vm->xef)
+			ctx.throttle = &vm->throttle;
 	}
 
 	return ttm_bo_validate(&bo->ttm, &bo->placement, &ctx);

@@ -1809,6 +1809,19 @@ static void xe_vm_free(struct drm_gpuvm *gpuvm)
 	queue_work(system_unbound_wq, &vm->destroy_work);
 }
 
+/*
+ * A VM userspace created throttles eviction on its client's behalf. Set
+ * up under the VM's reservation, which eviction holds when it looks for the
+ * throttle of a victim among the VM's BOs.
+ */
+static void xe_vm_throttle_init(struct xe_vm *vm)
+{
+	dma_resv_lock(xe_vm_resv(vm), NULL);
+	ttm_throttle_init(&vm->throttle, &vm->lru_bulk_move,
+			  vm->xef->drm->client_id);
+	dma_resv_unlock(xe_vm_resv(vm));
+}
+
 struct xe_vm *xe_vm_lookup(struct xe_file *xef, u32 id)
 {
 	struct xe_vm *vm;
@@ -1916,6 +1929,7 @@ int xe_vm_create_ioctl(struct drm_device *dev, void *data,
 	}
 
 	vm->xef = xe_file_get(xef);
+	xe_vm_throttle_init(vm);
 
 	/* Record BO memory for VM pagetable created against client */
 	for_each_tile(tile, xe, id)

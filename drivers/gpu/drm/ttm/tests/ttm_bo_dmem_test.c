@@ -8,6 +8,7 @@
 
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_throttle.h>
 
 #include "ttm_kunit_helpers.h"
 #include "ttm_mock_manager.h"
@@ -171,14 +172,15 @@ dmem_test_bo(struct kunit *test, struct dmem_cgroup_pool_state *pool,
 	return bo;
 }
 
-/* Allocate a BO of @pool in VRAM, evicting for room. */
-static int dmem_test_validate(struct kunit *test,
-			      struct dmem_cgroup_pool_state *pool,
-			      struct ttm_buffer_object *bo,
-			      struct ttm_placement *placement)
+/* Allocate a BO of @pool in VRAM, evicting for room, as @throttle's client. */
+static int dmem_test_validate_as(struct kunit *test,
+				 struct dmem_cgroup_pool_state *pool,
+				 struct ttm_buffer_object *bo,
+				 struct ttm_placement *placement,
+				 struct ttm_throttle *throttle)
 {
 	struct dmem_test *t = test->priv;
-	struct ttm_operation_ctx ctx = { };
+	struct ttm_operation_ctx ctx = { .throttle = throttle };
 	int err;
 
 	t->charge_to = pool;
@@ -186,6 +188,14 @@ static int dmem_test_validate(struct kunit *test,
 	err = ttm_bo_validate(bo, placement, &ctx);
 	ttm_bo_unreserve(bo);
 	return err;
+}
+
+static int dmem_test_validate(struct kunit *test,
+			      struct dmem_cgroup_pool_state *pool,
+			      struct ttm_buffer_object *bo,
+			      struct ttm_placement *placement)
+{
+	return dmem_test_validate_as(test, pool, bo, placement, NULL);
 }
 
 static bool in_vram(struct ttm_buffer_object *bo)
@@ -289,6 +299,49 @@ static void ttm_bo_dmem_evicts_low_in_second_pass(struct kunit *test)
 	dmem_test_put_all(test, bos, ARRAY_SIZE(bos));
 }
 
+/* The clock stands still: a throttled client stays throttled. */
+static ktime_t dmem_test_frozen_clock(void)
+{
+	return 0;
+}
+
+/* As above, but the client is throttled: dmem.low holds against it. */
+static void ttm_bo_dmem_throttled_spares_low(struct kunit *test)
+{
+	struct dmem_cgroup_pool_state *min, *low, *none;
+	struct ttm_buffer_object *bos[3];
+	struct ttm_lru_bulk_move *bulk;
+	struct ttm_throttle throttle;
+
+	bulk = kunit_kzalloc(test, sizeof(*bulk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bulk);
+	ttm_lru_bulk_move_init(bulk);
+	ttm_throttle_init(&throttle, bulk, 1);
+	kunit_activate_static_stub(test, ttm_throttle_now,
+				   dmem_test_frozen_clock);
+	ttm_throttle_evicted(&throttle);
+	KUNIT_ASSERT_NE(test, ttm_throttle_state(&throttle),
+			TTM_THROTTLE_NORMAL);
+
+	dmem_test_vram(test, 2);
+	min = dmem_test_cgroup(test, DMEM_CGROUP_MIN, "max");
+	low = dmem_test_cgroup(test, DMEM_CGROUP_LOW, "max");
+	none = dmem_test_cgroup(test, DMEM_CGROUP_MAX, NULL);
+
+	bos[0] = dmem_test_bo(test, min, &vram_placement);
+	bos[1] = dmem_test_bo(test, low, &vram_placement);
+	bos[2] = dmem_test_bo(test, none, &sys_placement);
+
+	KUNIT_EXPECT_EQ(test, dmem_test_validate_as(test, none, bos[2],
+						    &vram_placement, &throttle),
+			-ENOMEM);
+	KUNIT_EXPECT_TRUE(test, in_vram(bos[0]));
+	KUNIT_EXPECT_TRUE(test, in_vram(bos[1]));
+	KUNIT_EXPECT_EQ(test, dmem_current(none), 0);
+
+	dmem_test_put_all(test, bos, ARRAY_SIZE(bos));
+}
+
 static void ttm_bo_dmem_never_evicts_below_min(struct kunit *test)
 {
 	struct dmem_cgroup_pool_state *min, *none;
@@ -380,6 +433,7 @@ static struct kunit_case ttm_bo_dmem_test_cases[] = {
 	KUNIT_CASE(ttm_bo_dmem_charges_follow_resources),
 	KUNIT_CASE(ttm_bo_dmem_evicts_unprotected_first),
 	KUNIT_CASE(ttm_bo_dmem_evicts_low_in_second_pass),
+	KUNIT_CASE(ttm_bo_dmem_throttled_spares_low),
 	KUNIT_CASE(ttm_bo_dmem_never_evicts_below_min),
 	KUNIT_CASE(ttm_bo_dmem_max_evicts_inside_the_limit),
 	KUNIT_CASE(ttm_bo_dmem_protected_evicts_before_fallback),

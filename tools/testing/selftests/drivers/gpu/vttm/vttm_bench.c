@@ -59,6 +59,14 @@
  * and failed submits (sums, per client), and the ratio of each figure to
  * the first mode run, baseline by default.
  *
+ * Recovery: after the modes, a client with VRAM|GTT buffers of V/2 in
+ * all is evicted wholesale by a second client while it is idle; the second
+ * client leaves, and the first submits a job on all its buffers every
+ * --comp-period-us until they are all back in VRAM (fdinfo's
+ * drm-resident-vram). The report gives how long that took and how many
+ * jobs, with the throttle and without it. With the throttle, the buffers
+ * stay in GTT through hard throttle and return at the first job after.
+ *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
  */
 
@@ -144,11 +152,16 @@ struct bench_mode {
 };
 
 static const struct bench_mode modes[] = {
-	{ "baseline", VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES,
-	  "as stock 6.12: no exec-aware eviction, no residency priorities" },
-	{ "exec", VTTM_MODE_NO_PRIORITIES,
-	  "eviction locks through drm_exec; no residency priorities" },
-	{ "priorities", 0, "and residency priorities inside each client" },
+	{ "baseline", VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES |
+	  VTTM_MODE_NO_THROTTLE,
+	  "as stock 6.12: no exec-aware eviction, priorities or throttle" },
+	{ "exec", VTTM_MODE_NO_PRIORITIES | VTTM_MODE_NO_THROTTLE,
+	  "eviction locks through drm_exec; no priorities, no throttle" },
+	{ "priorities", VTTM_MODE_NO_THROTTLE,
+	  "and residency priorities inside each client; no throttle" },
+	{ "throttle", VTTM_MODE_NO_PRIORITIES,
+	  "exec-aware eviction and the eviction throttle; no priorities" },
+	{ "throttle+prio", 0, "every feature of the series" },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -1344,6 +1357,142 @@ static void print_config(const struct config *cfg)
 			   cfg->modes[i]->flags);
 }
 
+#define RECOVERY_BOS		8	/* of V/16: V/2 in all */
+#define RECOVERY_LIMIT_NS	(10 * NSEC_PER_SEC)
+
+/* Bytes of the client's buffers in VRAM, from fdinfo; sizes carry units. */
+static int resident_vram(int fd, __u64 *bytes)
+{
+	static const char key[] = "drm-resident-vram:";
+	char path[64], buf[4096], *line, *end;
+	ssize_t len;
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		return -errno;
+	len = read(info, buf, sizeof(buf) - 1);
+	close(info);
+	if (len < 0)
+		return -errno;
+	buf[len] = '\0';
+
+	line = strstr(buf, key);
+	if (!line)
+		return -ENOENT;
+	*bytes = strtoull(line + sizeof(key) - 1, &end, 10);
+	if (!strncmp(end, " KiB", 4))
+		*bytes <<= 10;
+	else if (!strncmp(end, " MiB", 4))
+		*bytes <<= 20;
+	return 0;
+}
+
+/* A client that fills all of VRAM once, evicting everyone else's buffers. */
+static int evict_everything(const struct config *cfg, __u32 mode_flags)
+{
+	__u32 h;
+	int fd, ret;
+
+	fd = open_client(cfg->device, mode_flags);
+	if (fd < 0)
+		return fd;
+	ret = vttm_bo_create(fd, cfg->vram_size, VTTM_PLACE_VRAM, 0, &h);
+	if (!ret)
+		ret = vttm_submit(fd, &h, 1, cfg->comp_ns);
+	if (!ret)
+		ret = vttm_wait(fd, h);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The recovery scenario in one mode: how long, and how many jobs, until
+ * the evicted client is back in VRAM.
+ */
+static int run_recovery(const struct config *cfg, __u32 mode_flags,
+			double *ms, unsigned int *jobs)
+{
+	__u64 size = cfg->vram_size / 2 / RECOVERY_BOS, total, in_vram = 0;
+	__u32 bos[RECOVERY_BOS];
+	__u64 start, now;
+	unsigned int i;
+	int fd, ret;
+
+	size &= ~(__u64)(sysconf(_SC_PAGESIZE) - 1);
+	total = size * RECOVERY_BOS;
+	fd = open_client(cfg->device, mode_flags);
+	if (fd < 0)
+		return fd;
+	for (i = 0, ret = 0; i < RECOVERY_BOS && !ret; i++)
+		ret = vttm_bo_create(fd, size, VTTM_PLACE_VRAM | VTTM_PLACE_GTT,
+				     0, &bos[i]);
+	if (!ret)
+		ret = vttm_submit(fd, bos, RECOVERY_BOS, cfg->comp_ns);
+	if (!ret)
+		ret = wait_idle(fd, bos, RECOVERY_BOS);
+	if (!ret)
+		ret = evict_everything(cfg, mode_flags);
+	if (ret)
+		goto out;
+
+	*jobs = 0;
+	start = now_ns();
+	do {
+		ret = vttm_submit(fd, bos, RECOVERY_BOS, cfg->comp_ns);
+		if (!ret)
+			ret = wait_idle(fd, bos, RECOVERY_BOS);
+		if (!ret)
+			ret = resident_vram(fd, &in_vram);
+		if (ret)
+			goto out;
+		(*jobs)++;
+		now = now_ns();
+		if (in_vram < total)
+			sleep_ns(cfg->comp_period_ns);
+	} while (in_vram < total && now - start < RECOVERY_LIMIT_NS);
+	*ms = (double)(now - start) / 1e6;
+	if (in_vram < total)
+		ret = -ETIME;
+out:
+	close(fd);
+	sleep_ns(SETTLE_NS);
+	return ret;
+}
+
+/* Recovery with and without the throttle; see the comment at the top. */
+static int report_recovery(const struct config *cfg)
+{
+	static const struct {
+		const char *name;
+		__u32 flags;
+	} cases[] = {
+		{ "throttle", 0 },
+		{ "no throttle", VTTM_MODE_NO_THROTTLE },
+	};
+	unsigned int i, jobs = 0;
+	double ms = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ret = run_recovery(cfg, cases[i].flags, &ms, &jobs);
+		if (ret == -EINVAL) {
+			bench_info("recovery, %s: SET_MODE refused; skipped",
+				   cases[i].name);
+			continue;
+		}
+		if (ret) {
+			bench_err("recovery, %s: %s", cases[i].name,
+				  strerror(-ret));
+			return ret;
+		}
+		bench_info("recovery, %s: back in VRAM after %.1f ms, %u jobs",
+			   cases[i].name, ms, jobs);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mode_run runs[MAX_RUN_MODES] = { };
@@ -1406,6 +1555,8 @@ int main(int argc, char **argv)
 	if (cfg.csv_stdout)
 		write_csv(stdout, CSV_PFX, &cfg, runs, cfg.n_modes);
 
+	if (report_recovery(&cfg))
+		return EXIT_ERROR;
 	bench_info("done");
 	return 0;
 }

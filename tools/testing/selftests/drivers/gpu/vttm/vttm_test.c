@@ -329,7 +329,9 @@ static int set_mode_args(int fd, struct drm_vttm_set_mode *args)
 	return vttm_ioctl(fd, DRM_IOCTL_VTTM_SET_MODE, args);
 }
 
-#define VTTM_MODES_KNOWN	(VTTM_MODE_NO_EXEC_EVICTION | VTTM_MODE_NO_PRIORITIES)
+#define VTTM_MODES_KNOWN	(VTTM_MODE_NO_EXEC_EVICTION | \
+				 VTTM_MODE_NO_PRIORITIES | \
+				 VTTM_MODE_NO_THROTTLE)
 
 static int set_mode(int fd, __u32 flags)
 {
@@ -1179,6 +1181,9 @@ TEST_F(uapi, set_mode_with_nonzero_pad_is_einval)
 TEST_F(uapi, set_mode_accepts_every_known_mode)
 {
 	EXPECT_EQ(0, set_mode(self->fd, VTTM_MODE_NO_EXEC_EVICTION));
+	EXPECT_EQ(0, set_mode(self->fd, VTTM_MODE_NO_PRIORITIES));
+	EXPECT_EQ(0, set_mode(self->fd, VTTM_MODE_NO_THROTTLE));
+	EXPECT_EQ(0, set_mode(self->fd, VTTM_MODES_KNOWN));
 	EXPECT_EQ(0, set_mode(self->fd, 0));
 }
 
@@ -2370,6 +2375,297 @@ TEST_F(dmem, max_fails_jobs_larger_than_the_limit_with_enomem)
 	EXPECT_EQ(1ULL, rep->stats.failed_enomem);
 	EXPECT_GE(limit, rep->max_current);
 	expect_cgroups_uncharged(_metadata, env);
+}
+
+/*
+ * Eviction throttling. The fixture sets TTM's periods for each test and
+ * restores them after; clients are told apart by their DRM client ids.
+ */
+#define TTM_PARAMS		"/sys/module/ttm/parameters"
+#define TRACING			"/sys/kernel/tracing"
+/* Long enough that a job after an eviction falls well inside it. */
+#define THROTTLE_LONG_MS	3000
+
+FIXTURE(throttle)
+{
+	struct vttm_dev dev;
+	int fd;
+	char hard_ms[32];
+	char soft_ms[32];
+};
+
+static int set_throttle(unsigned int hard_ms, unsigned int soft_ms)
+{
+	char text[32];
+	int ret;
+
+	snprintf(text, sizeof(text), "%u", hard_ms);
+	ret = write_text(TTM_PARAMS "/throttle_hard_ms", text);
+	if (ret)
+		return ret;
+	snprintf(text, sizeof(text), "%u", soft_ms);
+	return write_text(TTM_PARAMS "/throttle_soft_ms", text);
+}
+
+FIXTURE_SETUP(throttle)
+{
+	int ret;
+
+	self->fd = -1;
+	self->hard_ms[0] = '\0';
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret);
+	if (read_text(TTM_PARAMS "/throttle_hard_ms", self->hard_ms,
+		      sizeof(self->hard_ms)) < 0 ||
+	    read_text(TTM_PARAMS "/throttle_soft_ms", self->soft_ms,
+		      sizeof(self->soft_ms)) < 0) {
+		self->hard_ms[0] = '\0';
+		SKIP(return, "no eviction throttle in this kernel");
+	}
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(throttle)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->hard_ms[0]) {
+		write_text(TTM_PARAMS "/throttle_hard_ms", self->hard_ms);
+		write_text(TTM_PARAMS "/throttle_soft_ms", self->soft_ms);
+	}
+}
+
+/*
+ * A key of the client's fdinfo, such as "drm-client-id"; sizes may carry
+ * a KiB or MiB unit, which this scales to bytes.
+ */
+static int fdinfo_u64(int fd, const char *key, __u64 *val)
+{
+	char path[64], buf[4096], *line, *end;
+	size_t klen = strlen(key);
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	len = read_text(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (line = buf; line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			*val = strtoull(line + klen + 1, &end, 10);
+			if (!strncmp(end, " KiB", 4))
+				*val <<= 10;
+			else if (!strncmp(end, " MiB", 4))
+				*val <<= 20;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Bytes of the client's buffers in VRAM. */
+static __u64 resident_vram(struct __test_metadata *_metadata, int fd)
+{
+	__u64 bytes = 0;
+
+	EXPECT_EQ(0, fdinfo_u64(fd, "drm-resident-vram", &bytes));
+	return bytes;
+}
+
+/*
+ * The client's buffer of half of VRAM, which may fall back to GTT, is
+ * evicted by another client's job; the other client then leaves, and VRAM
+ * is free. Reports how much of the buffer is in VRAM after the client's
+ * next job, and after a job once hard throttle is over.
+ */
+static void refill_after_eviction(struct __test_metadata *_metadata,
+				  const struct vttm_dev *dev, int fd,
+				  __u32 mode, __u64 *first, __u64 *later)
+{
+	__u64 size = pages_down(dev, dev->vram_size / 2);
+	__u32 h, other_h;
+	int other;
+
+	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, 60000));
+	ASSERT_EQ(0, set_mode(fd, mode));
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_BOTH, 0, &h));
+	ASSERT_EQ(0, submit(fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(fd, h));
+	ASSERT_EQ(size, resident_vram(_metadata, fd));
+
+	other = vttm_open(dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, pages_down(dev, dev->vram_size / 4 * 3),
+			       VTTM_PLACE_VRAM, 0, &other_h));
+	ASSERT_EQ(0, submit(other, &other_h, 1));
+	ASSERT_EQ(0, bo_wait(other, other_h));
+	close(other);
+	ASSERT_EQ(0ULL, resident_vram(_metadata, fd));
+
+	ASSERT_EQ(0, submit(fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(fd, h));
+	*first = resident_vram(_metadata, fd);
+
+	usleep(THROTTLE_LONG_MS * 1000 + 100000);
+	ASSERT_EQ(0, submit(fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(fd, h));
+	*later = resident_vram(_metadata, fd);
+}
+
+TEST_F_TIMEOUT(throttle, hard_throttle_keeps_gtt_buffers_out_of_free_vram,
+	       PRESSURE_TIMEOUT_S)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 2);
+	__u64 first, later;
+
+	refill_after_eviction(_metadata, &self->dev, self->fd, 0, &first,
+			      &later);
+	EXPECT_EQ(0ULL, first);
+	/* Soft throttle fills free VRAM. */
+	EXPECT_EQ(size, later);
+}
+
+TEST_F_TIMEOUT(throttle, without_throttle_evicted_buffers_return_at_once,
+	       PRESSURE_TIMEOUT_S)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 2);
+	__u64 first, later;
+
+	refill_after_eviction(_metadata, &self->dev, self->fd,
+			      VTTM_MODE_NO_THROTTLE, &first, &later);
+	EXPECT_EQ(size, first);
+	EXPECT_EQ(size, later);
+}
+
+/*
+ * The client's VRAM-only buffer x, half of VRAM, is evicted by another
+ * client's job on three quarters of VRAM; with no hard period the client is
+ * in soft throttle at once. Its next job places y, half of VRAM too, which
+ * may fall back to GTT; then x, which must be in VRAM. Reports what the
+ * other client lost after each.
+ */
+static void place_after_eviction(struct __test_metadata *_metadata,
+				 const struct vttm_dev *dev, int fd,
+				 __u32 mode, __u64 *lost_to_y, __u64 *lost_to_x)
+{
+	__u64 half = pages_down(dev, dev->vram_size / 2);
+	struct drm_vttm_stats stats;
+	__u32 x, y, other_h;
+	int other;
+
+	ASSERT_EQ(0, set_throttle(0, 60000));
+	ASSERT_EQ(0, set_mode(fd, mode));
+	ASSERT_EQ(0, bo_create(fd, half, VTTM_PLACE_VRAM, 0, &x));
+	ASSERT_EQ(0, bo_create(fd, half, VTTM_PLACE_BOTH, 0, &y));
+	ASSERT_EQ(0, submit(fd, &x, 1));
+	ASSERT_EQ(0, bo_wait(fd, x));
+
+	other = vttm_open(dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, pages_down(dev, dev->vram_size / 4 * 3),
+			       VTTM_PLACE_VRAM, 0, &other_h));
+	ASSERT_EQ(0, submit(other, &other_h, 1));
+	ASSERT_EQ(0, bo_wait(other, other_h));
+
+	ASSERT_EQ(0, submit(fd, &y, 1));
+	ASSERT_EQ(0, bo_wait(fd, y));
+	ASSERT_EQ(0, get_stats(other, &stats));
+	*lost_to_y = stats.bytes_evicted_from;
+
+	ASSERT_EQ(0, submit(fd, &x, 1));
+	ASSERT_EQ(0, bo_wait(fd, x));
+	ASSERT_EQ(0, get_stats(other, &stats));
+	*lost_to_x = stats.bytes_evicted_from - *lost_to_y;
+	close(other);
+}
+
+TEST_F(throttle, soft_throttle_falls_back_to_gtt_rather_than_evict)
+{
+	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
+	__u64 lost_to_y, lost_to_x;
+
+	place_after_eviction(_metadata, &self->dev, self->fd, 0, &lost_to_y,
+			     &lost_to_x);
+	EXPECT_EQ(0ULL, lost_to_y);
+	/* A buffer that must be in VRAM is still placed. */
+	EXPECT_EQ(other, lost_to_x);
+}
+
+TEST_F(throttle, without_throttle_a_fallback_buffer_evicts)
+{
+	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
+	__u64 lost_to_y, lost_to_x;
+
+	place_after_eviction(_metadata, &self->dev, self->fd,
+			     VTTM_MODE_NO_THROTTLE, &lost_to_y, &lost_to_x);
+	EXPECT_EQ(other, lost_to_y);
+	EXPECT_EQ(0ULL, lost_to_x);
+}
+
+/* Whether the trace buffer has a line with both @event and @fields. */
+static bool trace_has(const char *trace, const char *event,
+		      const char *fields)
+{
+	const char *line = trace;
+
+	while ((line = strstr(line, event))) {
+		const char *end = strchrnul(line, '\n');
+		const char *hit = strstr(line, fields);
+
+		if (hit && hit < end)
+			return true;
+		line = end;
+	}
+	return false;
+}
+
+TEST_F(throttle, tracepoints_report_eviction_and_throttle)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
+	static char trace[1 << 20];
+	__u64 victim_id, evictor_id;
+	char fields[128];
+	__u32 h, other_h;
+	int other;
+
+	if (access(TRACING "/events/ttm/ttm_bo_evict/enable", W_OK))
+		SKIP(return, "no ttm tracepoints in " TRACING);
+	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, 60000));
+	ASSERT_EQ(0, fdinfo_u64(self->fd, "drm-client-id", &victim_id));
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, fdinfo_u64(other, "drm-client-id", &evictor_id));
+
+	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_VRAM, 0, &h));
+	ASSERT_EQ(0, submit(self->fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, h));
+
+	ASSERT_EQ(0, write_text(TRACING "/trace", ""));
+	ASSERT_EQ(0, write_text(TRACING "/events/ttm/enable", "1"));
+	ASSERT_EQ(0, bo_create(other, size, VTTM_PLACE_VRAM, 0, &other_h));
+	EXPECT_EQ(0, submit(other, &other_h, 1));
+	EXPECT_EQ(0, bo_wait(other, other_h));
+	ASSERT_EQ(0, write_text(TRACING "/events/ttm/enable", "0"));
+	ASSERT_LT(0, read_text(TRACING "/trace", trace, sizeof(trace)));
+	close(other);
+
+	snprintf(fields, sizeof(fields),
+		 "size=%llu from=2 to=0 evictor=%llu victim=%llu below_low=0",
+		 (unsigned long long)size, (unsigned long long)evictor_id,
+		 (unsigned long long)victim_id);
+	EXPECT_TRUE(trace_has(trace, "ttm_bo_evict:", fields))
+		TH_LOG("no \"%s\" in the trace", fields);
+	snprintf(fields, sizeof(fields), "client=%llu normal -> hard",
+		 (unsigned long long)victim_id);
+	EXPECT_TRUE(trace_has(trace, "ttm_throttle:", fields))
+		TH_LOG("no \"%s\" in the trace", fields);
+	snprintf(fields, sizeof(fields), "from=0 to=2 evict=0 client=%llu",
+		 (unsigned long long)evictor_id);
+	EXPECT_TRUE(trace_has(trace, "ttm_bo_move:", fields))
+		TH_LOG("no \"%s\" in the trace", fields);
 }
 
 /*
