@@ -6,7 +6,6 @@
 #define _TTM_THROTTLE_H_
 
 #include <linux/atomic.h>
-#include <linux/ktime.h>
 #include <linux/types.h>
 
 struct ttm_lru_bulk_move;
@@ -30,8 +29,8 @@ enum ttm_throttle_state {
 /**
  * struct ttm_throttle - the eviction throttle of one client
  * @client_id: Names the client in tracepoints; the DRM client id.
- * @hard_end: Until when the client is in hard throttle, as ktime.
- * @soft_end: Until when the client is in soft throttle, as ktime.
+ * @evicted_at: When the client last lost memory to eviction, as ktime, or
+ *	0 if it never did.
  * @state: The state last reported to the ttm_throttle tracepoint.
  *
  * A driver embeds one per client, next to the client's LRU bulk move, and
@@ -40,8 +39,7 @@ enum ttm_throttle_state {
  */
 struct ttm_throttle {
 	u64 client_id;
-	atomic64_t hard_end;
-	atomic64_t soft_end;
+	atomic64_t evicted_at;
 	atomic_t state;
 };
 
@@ -59,13 +57,5 @@ static inline u64 ttm_throttle_client_id(const struct ttm_throttle *throttle)
 {
 	return throttle ? throttle->client_id : 0;
 }
-
-/* For TTM itself. */
-void ttm_throttle_evicted(struct ttm_throttle *throttle);
-
-#if IS_ENABLED(CONFIG_KUNIT)
-ktime_t ttm_throttle_now(void);
-void ttm_throttle_periods(ktime_t *hard, ktime_t *soft);
-#endif
 
 #endif

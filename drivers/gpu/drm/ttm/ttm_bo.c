@@ -48,6 +48,7 @@
 #include <linux/dma-resv.h>
 
 #include "ttm_module.h"
+#include "ttm_throttle_internal.h"
 #include "ttm_trace.h"
 
 static void ttm_bo_mem_space_debug(struct ttm_buffer_object *bo,
@@ -569,10 +570,18 @@ struct ttm_bo_evict_walk {
 	struct ttm_throttle *own;
 };
 
-/* Whether dmem protection and the charge's limit let @bo be evicted. */
+/*
+ * Whether dmem protection and the charge's limit let @bo be evicted.
+ * Protection guards a client's memory against others, not against the
+ * client itself; a charge held back by dmem.max is retried after each
+ * eviction either way.
+ */
 static bool ttm_bo_evict_cgroup_allows(struct ttm_bo_evict_walk *evict_walk,
 				       struct ttm_buffer_object *bo)
 {
+	if (evict_walk->own)
+		return true;
+
 	return dmem_cgroup_state_evict_valuable(evict_walk->charge->limit_pool,
 						bo->resource->css,
 						evict_walk->try_low,
@@ -602,21 +611,24 @@ static int ttm_bo_evict_retry_alloc(struct ttm_bo_evict_walk *evict_walk)
 }
 
 /*
- * Taking a client's memory for someone else throttles the client. @from is
- * the memory type @bo was evicted from.
+ * Taking a client's memory for someone else throttles the client. A BO that
+ * shares the reservation the evictor holds is the evictor's own, whether or
+ * not it passed its throttle. @from is the memory type @bo was evicted from,
+ * @below_low whether dmem.low protected it.
  */
-static void ttm_bo_evicted(struct ttm_bo_evict_walk *evict_walk,
-			   struct ttm_buffer_object *bo, int from)
+static void ttm_bo_evicted(struct ttm_operation_ctx *ctx,
+			   struct ttm_buffer_object *bo, int from,
+			   bool below_low)
 {
-	struct ttm_throttle *evictor = evict_walk->walk.ctx->throttle;
 	struct ttm_throttle *victim = ttm_bo_throttle(bo);
 
 	trace_ttm_bo_evict(bo, from,
 			   bo->resource ? bo->resource->mem_type :
 			   TTM_TRACE_NO_MEM,
-			   ttm_throttle_client_id(evictor),
-			   ttm_throttle_client_id(victim), evict_walk->try_low);
-	if (victim && victim != evictor)
+			   ttm_throttle_client_id(ctx->throttle),
+			   ttm_throttle_client_id(victim), below_low);
+	if (victim && victim != ctx->throttle &&
+	    !(ctx->resv && ctx->resv == bo->base.resv))
 		ttm_throttle_evicted(victim);
 }
 
@@ -639,10 +651,12 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 			ttm_bo_cleanup_memtype_use(bo);
 	} else {
 		int from = bo->resource->mem_type;
+		bool below_low = evict_walk->try_low &&
+			dmem_cgroup_below_low(NULL, bo->resource->css);
 
 		lret = ttm_bo_evict(bo, walk->ctx);
 		if (!lret)
-			ttm_bo_evicted(evict_walk, bo, from);
+			ttm_bo_evicted(walk->ctx, bo, from, below_low);
 	}
 
 	if (lret)
@@ -749,6 +763,10 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	unsigned int first = exec ? exec->num_objects : 0;
 	s64 lret;
 
+	/* A client's own BOs share the lock it holds: only this reaches them. */
+	if (own && !ctx->allow_res_evict)
+		return -EBUSY;
+
 	lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
 
 	/* Memory that dmem.low protects goes only when nothing else is left. */
@@ -847,39 +865,52 @@ static bool ttm_bo_charge_is_protected(struct dmem_cgroup_pool_state *pool)
 	       dmem_cgroup_below_low(NULL, pool);
 }
 
+/**
+ * struct ttm_bo_alloc_rules - what an allocation may evict to make room
+ * @force_space: Evict for room.
+ * @validating: Placing the BO for ttm_bo_validate(), not relocating a
+ *	victim of eviction: an allocation within its dmem protection may then
+ *	evict unprotected memory even without @force_space.
+ * @throttled: The client allocating is throttled: memory that dmem.low
+ *	protects is not evicted for it.
+ * @own: If set, evict only the BOs of this client's bulk move.
+ */
+struct ttm_bo_alloc_rules {
+	bool force_space;
+	bool validating;
+	bool throttled;
+	struct ttm_throttle *own;
+};
+
 /*
- * Charges, then allocates at @place, evicting for room if @force_space
- * allows, or if @validating an allocation within its dmem protection. With
- * @own set, eviction takes only that client's BOs, and, as for any throttled
- * client, no memory that dmem.low protects. The charge is held across the
- * eviction and handed to the new resource; if nothing is allocated, it is
- * returned. Returns 0, 1 if @place has no room and the next placement should
- * be tried, or a negative errno that ends the search, as an -ENOSPC from the
- * eviction walk always has.
+ * Charges, then allocates at @place, evicting for room as @rules allow. The
+ * charge is held across the eviction and handed to the new resource; if
+ * nothing is allocated, it is returned. Returns 0, 1 if @place has no room
+ * and the next placement should be tried, or a negative errno that ends the
+ * search, as an -ENOSPC from the eviction walk always has.
  */
 static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 				 const struct ttm_place *place,
 				 struct ttm_operation_ctx *ctx,
 				 struct ww_acquire_ctx *ticket,
-				 bool force_space, bool validating,
-				 struct ttm_throttle *own,
+				 const struct ttm_bo_alloc_rules *rules,
 				 struct ttm_resource **res)
 {
 	struct ttm_resource_manager *man =
 		ttm_manager_type(bo->bdev, place->mem_type);
-	struct ttm_bo_dmem_charge charge = {};
+	struct ttm_bo_dmem_charge charge = {
+		.only_unprotected = rules->throttled,
+	};
 	bool may_evict;
 	int ret;
 
-	may_evict = force_space && place->mem_type != TTM_PL_SYSTEM;
-	charge.only_unprotected = validating &&
-		ttm_throttle_state(ctx->throttle) != TTM_THROTTLE_NORMAL;
+	may_evict = rules->force_space && place->mem_type != TTM_PL_SYSTEM;
 	ret = ttm_resource_try_charge(bo, place, &charge.pool,
 				      may_evict ? &charge.limit_pool : NULL);
 	if (!ret) {
 		ret = ttm_resource_alloc_charged(bo, place, charge.pool, res);
 		/* Not for eviction's relocation of a victim: that would nest. */
-		if (ret == -ENOSPC && !may_evict && validating &&
+		if (ret == -ENOSPC && !may_evict && rules->validating &&
 		    place->mem_type != TTM_PL_SYSTEM &&
 		    ttm_bo_charge_is_protected(charge.pool)) {
 			charge.only_unprotected = true;
@@ -892,7 +923,8 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 		ret = 1;
 		if (may_evict) {
 			ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx,
-						 ticket, res, &charge, own);
+						 ticket, res, &charge,
+						 rules->own);
 			if (ret == -EBUSY)
 				ret = 1;
 		}
@@ -904,16 +936,12 @@ static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
 	return ret;
 }
 
-/*
- * Tries each placement in turn; see ttm_bo_alloc_resource(). With @own set,
- * eviction takes only the BOs of that client.
- */
+/* Tries each placement in turn; see ttm_bo_alloc_resource(). */
 static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ttm_placement *placement,
 				     struct ttm_operation_ctx *ctx,
 				     struct ww_acquire_ctx *ticket,
-				     bool force_space, bool validating,
-				     struct ttm_throttle *own,
+				     const struct ttm_bo_alloc_rules *rules,
 				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -927,12 +955,11 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 		if (!man || !ttm_resource_manager_used(man))
 			continue;
 
-		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
+		if (place->flags & (rules->force_space ? TTM_PL_FLAG_DESIRED :
 				    TTM_PL_FLAG_FALLBACK))
 			continue;
 
-		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, force_space,
-					    validating, own, res);
+		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, rules, res);
 		if (ret == 1)
 			continue;
 		if (ret)
@@ -958,15 +985,12 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * @bo: Pointer to a struct ttm_buffer_object of which we want a resource for
  * @placement: Proposed new placement for the buffer object
  * @ctx: if and how to sleep, lock buffers and alloc memory
- * @force_space: If we should evict buffers to force space
- * @validating: Placing @bo for ttm_bo_validate(), not relocating it for an
- * eviction: an allocation within its dmem protection may then evict
- * unprotected memory even without @force_space.
+ * @rules: What may be evicted to make room.
  * @res: The resulting struct ttm_resource.
  *
  * Allocates a resource for the buffer object pointed to by @bo, using the
  * placement flags in @placement, potentially evicting other buffer objects when
- * @force_space is true.
+ * @rules->force_space is true.
  * This function may sleep while waiting for resources to become available.
  * Returns:
  * -EBUSY: No space available (only if no_wait == true).
@@ -976,17 +1000,19 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
  * deadlock and the exec is contended.
  *
- * A throttled client validating evicts only its own BOs, unless no placement
- * can be had that way and @force_space is set: then the BO must be placed.
+ * A throttled client evicts only its own BOs, unless no placement can be had
+ * that way and @rules->force_space is set: then the BO must be placed, and
+ * other clients' memory goes too. Own BOs evicted before that was clear stay
+ * evicted.
  */
 static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
-				 bool force_space, bool validating,
+				 const struct ttm_bo_alloc_rules *rules,
 				 struct ttm_resource **res)
 {
+	struct ttm_bo_alloc_rules own_rules = *rules;
 	struct ww_acquire_ctx *ticket;
-	bool throttled;
 	int ret;
 
 	ticket = dma_resv_locking_ctx(bo->base.resv);
@@ -994,14 +1020,16 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 	if (unlikely(ret))
 		return ret;
 
-	throttled = validating &&
-		ttm_throttle_state(ctx->throttle) != TTM_THROTTLE_NORMAL;
-	ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket, force_space,
-					validating,
-					throttled ? ctx->throttle : NULL, res);
-	if (ret == -ENOSPC && throttled && force_space)
+	if (!rules->throttled)
+		return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
+						 rules, res);
+
+	own_rules.own = ctx->throttle;
+	ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket, &own_rules,
+					res);
+	if (ret == -ENOSPC && rules->force_space)
 		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						true, validating, NULL, res);
+						rules, res);
 	return ret;
 }
 
@@ -1022,14 +1050,16 @@ int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_resource **res,
 		     struct ttm_operation_ctx *ctx)
 {
-	bool force_space = false;
+	struct ttm_bo_alloc_rules rules = {
+		.throttled = ttm_throttle_state(ctx->throttle) !=
+			     TTM_THROTTLE_NORMAL,
+	};
 	int ret;
 
 	do {
-		ret = ttm_bo_alloc_resource(bo, placement, ctx,
-					    force_space, false, res);
-		force_space = !force_space;
-	} while (ret == -ENOSPC && force_space);
+		ret = ttm_bo_alloc_resource(bo, placement, ctx, &rules, res);
+		rules.force_space = !rules.force_space;
+	} while (ret == -ENOSPC && rules.force_space);
 
 	return ret;
 }
@@ -1099,13 +1129,15 @@ static int ttm_bo_validate_failed(struct ttm_buffer_object *bo,
 	return err;
 }
 
-/* A client in hard throttle keeps any resource the placement accepts. */
+/*
+ * A client in hard throttle keeps any resource the placement accepts. A
+ * pinned BO is left to the checks of ttm_bo_validate().
+ */
 static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
 				  struct ttm_placement *placement,
-				  struct ttm_operation_ctx *ctx)
+				  enum ttm_throttle_state state)
 {
-	return bo->resource &&
-	       ttm_throttle_state(ctx->throttle) == TTM_THROTTLE_HARD &&
+	return state == TTM_THROTTLE_HARD && bo->resource && !bo->pin_count &&
 	       ttm_resource_compatible(bo->resource, placement, true);
 }
 
@@ -1144,9 +1176,10 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		    struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx)
 {
+	struct ttm_bo_alloc_rules rules = { .validating = true };
+	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
-	bool force_space;
 	int ret;
 
 	dma_resv_assert_held(bo->base.resv);
@@ -1157,15 +1190,17 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 	if (!placement->num_placement)
 		return ttm_bo_pipeline_gutting(bo);
 
-	if (ttm_bo_throttle_keeps(bo, placement, ctx))
+	/* One look at the throttle, so that one validation follows one rule. */
+	state = ttm_throttle_state(ctx->throttle);
+	if (ttm_bo_throttle_keeps(bo, placement, state))
 		return 0;
+	rules.throttled = state != TTM_THROTTLE_NORMAL;
 
-	force_space = false;
 	do {
 		/* Check whether we need to move buffer. */
 		if (bo->resource &&
 		    ttm_resource_compatible(bo->resource, placement,
-					    force_space))
+					    rules.force_space))
 			return 0;
 
 		/* Moving of pinned BOs is forbidden */
@@ -1181,9 +1216,8 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		 * stop and the driver will be called to make
 		 * the second hop.
 		 */
-		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
-					    true, &res);
-		force_space = !force_space;
+		ret = ttm_bo_alloc_resource(bo, placement, ctx, &rules, &res);
+		rules.force_space = !rules.force_space;
 		if (ret == -ENOSPC)
 			continue;
 		if (ret)
@@ -1202,7 +1236,7 @@ bounce:
 			return ttm_bo_validate_failed(bo, ctx, ret);
 		}
 
-	} while (ret && force_space);
+	} while (ret && rules.force_space);
 
 	/* For backward compatibility with userspace */
 	if (ret == -ENOSPC)

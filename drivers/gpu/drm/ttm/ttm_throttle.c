@@ -10,6 +10,7 @@
 #include <drm/ttm/ttm_resource.h>
 #include <drm/ttm/ttm_throttle.h>
 
+#include "ttm_throttle_internal.h"
 #include "ttm_trace.h"
 
 /**
@@ -43,9 +44,16 @@
  * client that becomes busy again, after its memory went while it was idle,
  * comes back to full speed without a visible stall: it refills free VRAM
  * as soon as hard throttle ends. Both are module parameters of ttm and
- * take effect at a client's next eviction. Setting both to 0 gives the
+ * take effect at once, for every client. Setting both to 0 gives the
  * behaviour of a kernel without throttling, as does a NULL
  * &ttm_operation_ctx.throttle.
+ *
+ * A client's own buffers share the reservation it holds while it
+ * validates, so eviction reaches them only when the driver validates with
+ * &ttm_operation_ctx.allow_res_evict. Without it, as in xe's and amdgpu's
+ * submissions, soft throttle means placing a buffer in a fallback placement
+ * rather than evicting another client. A throttled client that must evict
+ * others after all may first have evicted some of its own buffers in vain.
  *
  * Eviction that makes room for a validation throttles its victims; the
  * shrinker, suspend and ttm_resource_manager_evict_all() do not, as no
@@ -79,25 +87,39 @@ VISIBLE_IF_KUNIT void ttm_throttle_periods(ktime_t *hard, ktime_t *soft)
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_periods);
 
+/* The periods apply as they are now, so that a change takes effect at once. */
 static enum ttm_throttle_state ttm_throttle_state_at(struct ttm_throttle *throttle,
 						     ktime_t now)
 {
-	if (now < atomic64_read(&throttle->hard_end))
+	ktime_t evicted_at = atomic64_read(&throttle->evicted_at);
+	ktime_t hard, soft, since;
+
+	if (!evicted_at)
+		return TTM_THROTTLE_NORMAL;
+
+	ttm_throttle_periods(&hard, &soft);
+	since = ktime_sub(now, evicted_at);
+	if (since < hard)
 		return TTM_THROTTLE_HARD;
-	if (now < atomic64_read(&throttle->soft_end))
+	if (since < ktime_add(hard, soft))
 		return TTM_THROTTLE_SOFT;
 	return TTM_THROTTLE_NORMAL;
 }
 
 /*
- * Records @state as the client's, and reports each change once. Changes
- * are seen when TTM next looks, at an eviction or a validation.
+ * Reports each change of the client's state once, while the tracepoint is
+ * on. Changes are seen when TTM next looks, at an eviction or a validation.
  */
 static enum ttm_throttle_state ttm_throttle_report(struct ttm_throttle *throttle,
 						   enum ttm_throttle_state state)
 {
-	enum ttm_throttle_state old = atomic_xchg(&throttle->state, state);
+	enum ttm_throttle_state old;
 
+	if (!trace_ttm_throttle_enabled() ||
+	    atomic_read(&throttle->state) == state)
+		return state;
+
+	old = atomic_xchg(&throttle->state, state);
 	if (old != state)
 		trace_ttm_throttle(throttle->client_id, old, state);
 	return state;
@@ -110,14 +132,15 @@ static enum ttm_throttle_state ttm_throttle_report(struct ttm_throttle *throttle
  *	throttle of a buffer's owner.
  * @client_id: The client's DRM client id, for tracepoints.
  *
- * The client starts unthrottled. Call this before any buffer joins @bulk.
+ * The client starts unthrottled. Call this after ttm_lru_bulk_move_init(),
+ * and before any buffer joins @bulk or with the reservation the buffers of
+ * @bulk share held: eviction looks the throttle up under that reservation.
  */
 void ttm_throttle_init(struct ttm_throttle *throttle,
 		       struct ttm_lru_bulk_move *bulk, u64 client_id)
 {
 	throttle->client_id = client_id;
-	atomic64_set(&throttle->hard_end, 0);
-	atomic64_set(&throttle->soft_end, 0);
+	atomic64_set(&throttle->evicted_at, 0);
 	atomic_set(&throttle->state, TTM_THROTTLE_NORMAL);
 	bulk->throttle = throttle;
 }
@@ -150,11 +173,8 @@ EXPORT_SYMBOL(ttm_throttle_state);
 void ttm_throttle_evicted(struct ttm_throttle *throttle)
 {
 	ktime_t now = ttm_throttle_now();
-	ktime_t hard, soft;
 
-	ttm_throttle_periods(&hard, &soft);
-	atomic64_set(&throttle->hard_end, ktime_add(now, hard));
-	atomic64_set(&throttle->soft_end, ktime_add(ktime_add(now, hard), soft));
+	atomic64_set(&throttle->evicted_at, now);
 	ttm_throttle_report(throttle, ttm_throttle_state_at(throttle, now));
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);

@@ -28,7 +28,8 @@
  *	-EDEADLK and -ERESTARTSYS are retried by the caller.
  *
  * Clients are the ids drivers give ttm_throttle_init(), the DRM client ids
- * of fdinfo; 0 is a client without a throttle, or the kernel. For
+ * of fdinfo; 0 is a client without a throttle, the kernel, or the owner of
+ * a buffer outside any bulk move, such as one shared between clients. For
  * example, to record a game running beside its compositor::
  *
  *	# trace-cmd record -e ttm:ttm_bo_evict -e ttm:ttm_throttle \

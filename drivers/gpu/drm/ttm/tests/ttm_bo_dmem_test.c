@@ -10,6 +10,7 @@
 #include <drm/ttm/ttm_resource.h>
 #include <drm/ttm/ttm_throttle.h>
 
+#include "../ttm_throttle_internal.h"
 #include "ttm_kunit_helpers.h"
 #include "ttm_mock_manager.h"
 
@@ -302,7 +303,7 @@ static void ttm_bo_dmem_evicts_low_in_second_pass(struct kunit *test)
 /* The clock stands still: a throttled client stays throttled. */
 static ktime_t dmem_test_frozen_clock(void)
 {
-	return 0;
+	return NSEC_PER_SEC;
 }
 
 /* As above, but the client is throttled: dmem.low holds against it. */

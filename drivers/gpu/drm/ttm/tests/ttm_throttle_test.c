@@ -9,6 +9,7 @@
 #include <drm/ttm/ttm_resource.h>
 #include <drm/ttm/ttm_throttle.h>
 
+#include "../ttm_throttle_internal.h"
 #include "ttm_kunit_helpers.h"
 #include "ttm_mock_manager.h"
 
@@ -192,9 +193,23 @@ static struct ttm_buffer_object *thr_bo(struct kunit *test,
 	return bo;
 }
 
+/* Validates @bo as a submission of @client holding its reservation would. */
+static int thr_validate_ctx(struct thr_client *client,
+			    struct ttm_buffer_object *bo,
+			    struct ttm_placement *placement,
+			    struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	dma_resv_lock(&client->resv, NULL);
+	ret = ttm_bo_validate(bo, placement, ctx);
+	dma_resv_unlock(&client->resv);
+	return ret;
+}
+
 /*
- * Validates @bo of @client as a submission of the client would, passing
- * @throttle: the client's own, or NULL for a kernel without throttling.
+ * As a submission that may evict the client's other BOs, passing @throttle:
+ * the client's own, or NULL for a kernel without throttling.
  */
 static int thr_validate_with(struct thr_client *client,
 			     struct ttm_buffer_object *bo,
@@ -207,12 +222,8 @@ static int thr_validate_with(struct thr_client *client,
 		.resv = &client->resv,
 		.throttle = throttle,
 	};
-	int ret;
 
-	dma_resv_lock(&client->resv, NULL);
-	ret = ttm_bo_validate(bo, placement, &ctx);
-	dma_resv_unlock(&client->resv);
-	return ret;
+	return thr_validate_ctx(client, bo, placement, &ctx);
 }
 
 static int thr_validate(struct thr_client *client,
@@ -312,8 +323,9 @@ static void ttm_throttle_eviction_throttles_the_victim(struct kunit *test)
 	a[1] = thr_bo(test, ca, &tt_placement);
 	b[1] = thr_bo(test, cb, &tt_placement);
 
-	/* B evicting its own BO throttles nobody. */
-	KUNIT_EXPECT_EQ(test, thr_validate(cb, b[1], &vram_placement), 0);
+	/* B evicting its own BO throttles nobody, with or without throttle. */
+	KUNIT_EXPECT_EQ(test, thr_validate_with(cb, b[1], &vram_placement,
+						NULL), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(b[0]), TTM_PL_SYSTEM);
 	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&cb->throttle),
 			TTM_THROTTLE_NORMAL);
@@ -469,6 +481,80 @@ static void ttm_throttle_soft_falls_back_before_evicting(struct kunit *test)
 	thr_client_fini(test, oc);
 }
 
+/*
+ * Without allow_res_evict, as xe and amdgpu submit, a client's own BOs are
+ * out of its reach: soft throttle then falls back, and only what must be in
+ * VRAM evicts the other client.
+ */
+static void ttm_throttle_soft_without_own_reach(struct kunit *test)
+{
+	struct ttm_buffer_object *own, *bo, *other, *scanout;
+	struct thr_client *c, *oc;
+	struct ttm_operation_ctx ctx = { };
+
+	thr_managers(test, 2);
+	oc = thr_client(test, 2);
+	other = thr_bo(test, oc, &vram_placement);
+	c = thr_client(test, 1);
+	own = thr_bo(test, c, &vram_placement);
+	bo = thr_bo(test, c, &tt_placement);
+	scanout = thr_bo(test, c, &tt_placement);
+	ctx.resv = &c->resv;
+	ctx.throttle = &c->throttle;
+
+	ttm_throttle_evicted(&c->throttle);
+	thr_advance(test, THR_HARD);
+
+	KUNIT_EXPECT_EQ(test, thr_validate_ctx(c, bo, &vram_or_tt_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(bo), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(own), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(other), TTM_PL_VRAM);
+
+	KUNIT_EXPECT_EQ(test, thr_validate_ctx(c, scanout, &vram_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(scanout), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(own), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(other), TTM_PL_SYSTEM);
+
+	thr_put(&scanout, 1);
+	thr_put(&bo, 1);
+	thr_put(&own, 1);
+	thr_put(&other, 1);
+	thr_client_fini(test, c);
+	thr_client_fini(test, oc);
+}
+
+/* Hard throttle keeps nothing pinned: a pinned BO fails to move as ever. */
+static void ttm_throttle_hard_leaves_pinned_bos_alone(struct kunit *test)
+{
+	struct ttm_buffer_object *bo;
+	struct thr_client *c;
+	unsigned int throttled;
+
+	thr_managers(test, 2);
+	c = thr_client(test, 1);
+	bo = thr_bo(test, c, &tt_placement);
+	dma_resv_lock(&c->resv, NULL);
+	ttm_bo_pin(bo);
+	dma_resv_unlock(&c->resv);
+
+	for (throttled = 0; throttled < 2; throttled++) {
+		if (throttled)
+			ttm_throttle_evicted(&c->throttle);
+		KUNIT_EXPECT_EQ(test, thr_validate(c, bo,
+						   &vram_or_tt_placement),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, mem_type(bo), TTM_PL_TT);
+	}
+
+	dma_resv_lock(&c->resv, NULL);
+	ttm_bo_unpin(bo);
+	dma_resv_unlock(&c->resv);
+	thr_put(&bo, 1);
+	thr_client_fini(test, c);
+}
+
 #define THR_STEPS	6
 
 /*
@@ -550,6 +636,8 @@ static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_soft_evicts_own_first),
 	KUNIT_CASE(ttm_throttle_normal_evicts_lru_first),
 	KUNIT_CASE(ttm_throttle_soft_falls_back_before_evicting),
+	KUNIT_CASE(ttm_throttle_soft_without_own_reach),
+	KUNIT_CASE(ttm_throttle_hard_leaves_pinned_bos_alone),
 	KUNIT_CASE(ttm_throttle_zero_periods_change_nothing),
 	{}
 };

@@ -2379,12 +2379,14 @@ TEST_F(dmem, max_fails_jobs_larger_than_the_limit_with_enomem)
 
 /*
  * Eviction throttling. The fixture sets TTM's periods for each test and
- * restores them after; clients are told apart by their DRM client ids.
+ * restores them after; they apply at once, so a test steps from hard to
+ * soft throttle by setting them. Clients are told apart by their DRM
+ * client ids.
  */
 #define TTM_PARAMS		"/sys/module/ttm/parameters"
 #define TRACING			"/sys/kernel/tracing"
-/* Long enough that a job after an eviction falls well inside it. */
-#define THROTTLE_LONG_MS	3000
+/* A period no test outlasts. */
+#define THROTTLE_LONG_MS	600000
 
 FIXTURE(throttle)
 {
@@ -2479,7 +2481,7 @@ static __u64 resident_vram(struct __test_metadata *_metadata, int fd)
  * The client's buffer of half of VRAM, which may fall back to GTT, is
  * evicted by another client's job; the other client then leaves, and VRAM
  * is free. Reports how much of the buffer is in VRAM after the client's
- * next job, and after a job once hard throttle is over.
+ * next job, in hard throttle, and after a job in soft throttle.
  */
 static void refill_after_eviction(struct __test_metadata *_metadata,
 				  const struct vttm_dev *dev, int fd,
@@ -2489,7 +2491,7 @@ static void refill_after_eviction(struct __test_metadata *_metadata,
 	__u32 h, other_h;
 	int other;
 
-	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, 60000));
+	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, THROTTLE_LONG_MS));
 	ASSERT_EQ(0, set_mode(fd, mode));
 	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_BOTH, 0, &h));
 	ASSERT_EQ(0, submit(fd, &h, 1));
@@ -2509,7 +2511,7 @@ static void refill_after_eviction(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, bo_wait(fd, h));
 	*first = resident_vram(_metadata, fd);
 
-	usleep(THROTTLE_LONG_MS * 1000 + 100000);
+	ASSERT_EQ(0, set_throttle(0, THROTTLE_LONG_MS));
 	ASSERT_EQ(0, submit(fd, &h, 1));
 	ASSERT_EQ(0, bo_wait(fd, h));
 	*later = resident_vram(_metadata, fd);
@@ -2556,7 +2558,7 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 	__u32 x, y, other_h;
 	int other;
 
-	ASSERT_EQ(0, set_throttle(0, 60000));
+	ASSERT_EQ(0, set_throttle(0, THROTTLE_LONG_MS));
 	ASSERT_EQ(0, set_mode(fd, mode));
 	ASSERT_EQ(0, bo_create(fd, half, VTTM_PLACE_VRAM, 0, &x));
 	ASSERT_EQ(0, bo_create(fd, half, VTTM_PLACE_BOTH, 0, &y));
@@ -2633,7 +2635,7 @@ TEST_F(throttle, tracepoints_report_eviction_and_throttle)
 
 	if (access(TRACING "/events/ttm/ttm_bo_evict/enable", W_OK))
 		SKIP(return, "no ttm tracepoints in " TRACING);
-	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, 60000));
+	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, THROTTLE_LONG_MS));
 	ASSERT_EQ(0, fdinfo_u64(self->fd, "drm-client-id", &victim_id));
 	other = vttm_open(&self->dev);
 	ASSERT_LE(0, other);
