@@ -45,7 +45,7 @@ struct ttm_throttle {
 
 void ttm_throttle_init(struct ttm_throttle *throttle,
 		       struct ttm_lru_bulk_move *bulk, u64 client_id);
-enum ttm_throttle_state ttm_throttle_state(struct ttm_throttle *throttle);
+enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle);
 
 /**
  * ttm_throttle_client_id - the client a throttle belongs to

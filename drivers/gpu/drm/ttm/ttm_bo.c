@@ -1051,7 +1051,7 @@ int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_operation_ctx *ctx)
 {
 	struct ttm_bo_alloc_rules rules = {
-		.throttled = ttm_throttle_state(ctx->throttle) !=
+		.throttled = ttm_throttle_get_state(ctx->throttle) !=
 			     TTM_THROTTLE_NORMAL,
 	};
 	int ret;
@@ -1191,7 +1191,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		return ttm_bo_pipeline_gutting(bo);
 
 	/* One look at the throttle, so that one validation follows one rule. */
-	state = ttm_throttle_state(ctx->throttle);
+	state = ttm_throttle_get_state(ctx->throttle);
 	if (ttm_bo_throttle_keeps(bo, placement, state))
 		return 0;
 	rules.throttled = state != TTM_THROTTLE_NORMAL;

@@ -147,12 +147,12 @@ void ttm_throttle_init(struct ttm_throttle *throttle,
 EXPORT_SYMBOL(ttm_throttle_init);
 
 /**
- * ttm_throttle_state - the throttle state of a client now
+ * ttm_throttle_get_state - the throttle state of a client now
  * @throttle: The client's throttle, or NULL for none.
  *
  * Return: The state; %TTM_THROTTLE_NORMAL without a throttle.
  */
-enum ttm_throttle_state ttm_throttle_state(struct ttm_throttle *throttle)
+enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle)
 {
 	if (!throttle)
 		return TTM_THROTTLE_NORMAL;
@@ -161,7 +161,7 @@ enum ttm_throttle_state ttm_throttle_state(struct ttm_throttle *throttle)
 				   ttm_throttle_state_at(throttle,
 							 ttm_throttle_now()));
 }
-EXPORT_SYMBOL(ttm_throttle_state);
+EXPORT_SYMBOL(ttm_throttle_get_state);
 
 /**
  * ttm_throttle_evicted - start the throttle sequence of a client

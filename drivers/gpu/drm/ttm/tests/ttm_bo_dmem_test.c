@@ -321,7 +321,7 @@ static void ttm_bo_dmem_throttled_spares_low(struct kunit *test)
 	kunit_activate_static_stub(test, ttm_throttle_now,
 				   dmem_test_frozen_clock);
 	ttm_throttle_evicted(&throttle);
-	KUNIT_ASSERT_NE(test, ttm_throttle_state(&throttle),
+	KUNIT_ASSERT_NE(test, ttm_throttle_get_state(&throttle),
 			TTM_THROTTLE_NORMAL);
 
 	dmem_test_vram(test, 2);

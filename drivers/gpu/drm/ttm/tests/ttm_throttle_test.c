@@ -263,34 +263,34 @@ static void ttm_throttle_states_follow_the_clock(struct kunit *test)
 	struct thr_client *c = thr_client(test, 1);
 	struct ttm_throttle *thr = &c->throttle;
 
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(NULL), TTM_THROTTLE_NORMAL);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_NORMAL);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(NULL), TTM_THROTTLE_NORMAL);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_NORMAL);
 
 	ttm_throttle_evicted(thr);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_HARD);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_HARD);
 	thr_advance(test, ktime_sub(THR_HARD, 1));
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_HARD);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_HARD);
 	thr_advance(test, 1);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_SOFT);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_SOFT);
 	thr_advance(test, ktime_sub(THR_SOFT, 1));
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_SOFT);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_SOFT);
 	thr_advance(test, 1);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_NORMAL);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_NORMAL);
 
 	/* An eviction in soft throttle restarts the sequence at hard. */
 	ttm_throttle_evicted(thr);
 	thr_advance(test, THR_HARD);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_SOFT);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_SOFT);
 	ttm_throttle_evicted(thr);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_HARD);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_HARD);
 
 	/* So does one in hard throttle: the periods run from the last. */
 	thr_advance(test, ktime_sub(THR_HARD, 1));
 	ttm_throttle_evicted(thr);
 	thr_advance(test, ktime_sub(THR_HARD, 1));
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_HARD);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_HARD);
 	thr_advance(test, ktime_add(THR_SOFT, 1));
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(thr), TTM_THROTTLE_NORMAL);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(thr), TTM_THROTTLE_NORMAL);
 
 	thr_client_fini(test, c);
 }
@@ -303,7 +303,7 @@ static void ttm_throttle_zero_periods_never_throttle(struct kunit *test)
 	t->hard = 0;
 	t->soft = 0;
 	ttm_throttle_evicted(&c->throttle);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&c->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&c->throttle),
 			TTM_THROTTLE_NORMAL);
 
 	thr_client_fini(test, c);
@@ -327,17 +327,17 @@ static void ttm_throttle_eviction_throttles_the_victim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, thr_validate_with(cb, b[1], &vram_placement,
 						NULL), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(b[0]), TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&cb->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&cb->throttle),
 			TTM_THROTTLE_NORMAL);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&ca->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&ca->throttle),
 			TTM_THROTTLE_NORMAL);
 
 	/* Taking A's BO for B throttles A only. */
 	KUNIT_EXPECT_EQ(test, thr_validate(cb, b[0], &vram_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a[0]), TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&ca->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&ca->throttle),
 			TTM_THROTTLE_HARD);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&cb->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&cb->throttle),
 			TTM_THROTTLE_NORMAL);
 
 	thr_put(a, ARRAY_SIZE(a));
@@ -413,7 +413,7 @@ static void thr_soft_scenario(struct kunit *test, bool throttled,
 	if (throttled) {
 		ttm_throttle_evicted(&c->throttle);
 		thr_advance(test, THR_HARD);
-		KUNIT_ASSERT_EQ(test, ttm_throttle_state(&c->throttle),
+		KUNIT_ASSERT_EQ(test, ttm_throttle_get_state(&c->throttle),
 				TTM_THROTTLE_SOFT);
 	}
 	KUNIT_EXPECT_EQ(test, thr_validate(c, bos[2], &vram_placement), 0);
@@ -471,7 +471,7 @@ static void ttm_throttle_soft_falls_back_before_evicting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, thr_validate(c, scanout, &vram_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(scanout), TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, mem_type(other), TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, ttm_throttle_state(&oc->throttle),
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&oc->throttle),
 			TTM_THROTTLE_HARD);
 
 	thr_put(&scanout, 1);
