@@ -2478,6 +2478,27 @@ static __u64 resident_vram(struct __test_metadata *_metadata, int fd)
 }
 
 /*
+ * Opens another client whose job takes three quarters of VRAM, evicting
+ * what it must; returns its fd, with the job done.
+ */
+static int take_vram_from_another_client(struct __test_metadata *_metadata,
+					 const struct vttm_dev *dev)
+{
+	__u32 h;
+	int fd;
+
+	fd = vttm_open(dev);
+	EXPECT_LE(0, fd);
+	if (fd < 0)
+		return fd;
+	EXPECT_EQ(0, bo_create(fd, pages_down(dev, dev->vram_size / 4 * 3),
+			       VTTM_PLACE_VRAM, 0, &h));
+	EXPECT_EQ(0, submit(fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(fd, h));
+	return fd;
+}
+
+/*
  * The client's buffer of half of VRAM, which may fall back to GTT, is
  * evicted by another client's job; the other client then leaves, and VRAM
  * is free. Reports how much of the buffer is in VRAM after the client's
@@ -2488,7 +2509,7 @@ static void refill_after_eviction(struct __test_metadata *_metadata,
 				  __u32 mode, __u64 *first, __u64 *later)
 {
 	__u64 size = pages_down(dev, dev->vram_size / 2);
-	__u32 h, other_h;
+	__u32 h;
 	int other;
 
 	ASSERT_EQ(0, set_throttle(THROTTLE_LONG_MS, THROTTLE_LONG_MS));
@@ -2498,12 +2519,8 @@ static void refill_after_eviction(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, bo_wait(fd, h));
 	ASSERT_EQ(size, resident_vram(_metadata, fd));
 
-	other = vttm_open(dev);
+	other = take_vram_from_another_client(_metadata, dev);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, bo_create(other, pages_down(dev, dev->vram_size / 4 * 3),
-			       VTTM_PLACE_VRAM, 0, &other_h));
-	ASSERT_EQ(0, submit(other, &other_h, 1));
-	ASSERT_EQ(0, bo_wait(other, other_h));
 	close(other);
 	ASSERT_EQ(0ULL, resident_vram(_metadata, fd));
 
@@ -2555,7 +2572,7 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 {
 	__u64 half = pages_down(dev, dev->vram_size / 2);
 	struct drm_vttm_stats stats;
-	__u32 x, y, other_h;
+	__u32 x, y;
 	int other;
 
 	ASSERT_EQ(0, set_throttle(0, THROTTLE_LONG_MS));
@@ -2565,12 +2582,8 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, submit(fd, &x, 1));
 	ASSERT_EQ(0, bo_wait(fd, x));
 
-	other = vttm_open(dev);
+	other = take_vram_from_another_client(_metadata, dev);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, bo_create(other, pages_down(dev, dev->vram_size / 4 * 3),
-			       VTTM_PLACE_VRAM, 0, &other_h));
-	ASSERT_EQ(0, submit(other, &other_h, 1));
-	ASSERT_EQ(0, bo_wait(other, other_h));
 
 	ASSERT_EQ(0, submit(fd, &y, 1));
 	ASSERT_EQ(0, bo_wait(fd, y));
