@@ -28,6 +28,7 @@
 #include "xe_res_cursor.h"
 #include "xe_trace_bo.h"
 #include "xe_ttm_stolen_mgr.h"
+#include "xe_ttm_sys_mgr.h"
 #include "xe_vm.h"
 
 const char *const xe_mem_type_to_name[TTM_NUM_MEM_TYPES]  = {
@@ -579,6 +580,7 @@ static int xe_bo_move_dmabuf(struct ttm_buffer_object *ttm_bo,
 
 	ttm_bo->sg = sg;
 	xe_tt->sg = sg;
+	xe_ttm_sys_mgr_set_peer(new_res, xe_dma_buf_is_peer_import(ttm_bo));
 
 out:
 	ttm_bo_move_null(ttm_bo, new_res);
@@ -1007,6 +1009,107 @@ err_res_free:
 	return ret;
 }
 
+/* Copy between a pinned external BO and its backup, and wait for it. */
+static int xe_bo_copy_backup(struct xe_bo *bo, bool to_backup)
+{
+	struct xe_migrate *migrate =
+		mem_type_to_migrate(xe_bo_device(bo), bo->ttm.resource->mem_type);
+	struct xe_bo *src = to_backup ? bo : bo->backup;
+	struct xe_bo *dst = to_backup ? bo->backup : bo;
+	struct dma_fence *fence;
+
+	fence = xe_migrate_copy(migrate, src, dst, src->ttm.resource,
+				dst->ttm.resource, false);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
+
+	dma_fence_wait(fence, false);
+	dma_fence_put(fence);
+	return 0;
+}
+
+static void xe_bo_drop_backup(struct xe_bo *bo)
+{
+	struct xe_bo *backup = bo->backup;
+
+	bo->backup = NULL;
+	/* Nobody else knows the backup, so this cannot fail. */
+	if (!WARN_ON(!dma_resv_trylock(backup->ttm.base.resv))) {
+		ttm_bo_unpin(&backup->ttm);
+		dma_resv_unlock(backup->ttm.base.resv);
+	}
+	xe_bo_put(backup);
+}
+
+/**
+ * xe_bo_backup_pinned_external() - save an external BO pinned in VRAM
+ * @bo: the BO, pinned and locked
+ *
+ * Importers hold DMA addresses of a dma-buf pinned for them in VRAM, and
+ * cannot be told that it moved. Unlike xe_bo_evict_pinned(), this keeps
+ * the VRAM and saves the contents to a backup in system memory, so that
+ * xe_bo_restore_pinned_external() puts them back at the same addresses.
+ * The copy does not carry flat CCS state, so BOs that have some are
+ * evicted as before; importers are never given such BOs in VRAM.
+ *
+ * Return: 0 on success, negative error code on failure.
+ */
+int xe_bo_backup_pinned_external(struct xe_bo *bo)
+{
+	struct xe_device *xe = xe_bo_device(bo);
+	struct xe_bo *backup;
+	int ret;
+
+	xe_bo_assert_held(bo);
+
+	if (WARN_ON(!xe_bo_is_pinned(bo) || bo->backup))
+		return -EINVAL;
+
+	if (!xe_bo_is_vram(bo))
+		return 0;
+
+	if (xe_bo_needs_ccs_pages(bo))
+		return xe_bo_evict_pinned(bo);
+
+	backup = xe_bo_create_locked(xe, NULL, NULL, bo->size,
+				     ttm_bo_type_kernel, XE_BO_FLAG_SYSTEM);
+	if (IS_ERR(backup))
+		return PTR_ERR(backup);
+
+	/* Shrinkers must not take the pages while the VRAM is off. */
+	ttm_bo_pin(&backup->ttm);
+	xe_bo_unlock(backup);
+	bo->backup = backup;
+
+	ret = xe_bo_copy_backup(bo, true);
+	if (ret)
+		xe_bo_drop_backup(bo);
+
+	return ret;
+}
+
+/**
+ * xe_bo_restore_pinned_external() - restore a BO pinned in VRAM after suspend
+ * @bo: the BO, pinned and locked
+ *
+ * Return: 0 on success, negative error code on failure.
+ */
+int xe_bo_restore_pinned_external(struct xe_bo *bo)
+{
+	int ret;
+
+	xe_bo_assert_held(bo);
+
+	if (!bo->backup)
+		return xe_bo_restore_pinned(bo);
+
+	ret = xe_bo_copy_backup(bo, false);
+	if (!ret)
+		xe_bo_drop_backup(bo);
+
+	return ret;
+}
+
 static unsigned long xe_ttm_io_mem_pfn(struct ttm_buffer_object *ttm_bo,
 				       unsigned long page_offset)
 {
@@ -1129,6 +1232,10 @@ static void xe_ttm_bo_destroy(struct ttm_buffer_object *ttm_bo)
 	struct xe_device *xe = ttm_to_xe_device(ttm_bo->bdev);
 	struct xe_tile *tile;
 	u8 id;
+
+	/* A resume that failed leaves the backup behind. */
+	if (bo->backup)
+		xe_bo_drop_backup(bo);
 
 	if (bo->ttm.base.import_attach)
 		drm_prime_gem_destroy(&bo->ttm.base, NULL);

@@ -55,6 +55,11 @@ struct xe_bo {
 	struct ttm_bo_kmap_obj kmap;
 	/** @pinned_link: link to present / evicted list of pinned BO */
 	struct list_head pinned_link;
+	/**
+	 * @backup: while the device is suspended, a copy in system memory of
+	 * this external BO pinned in VRAM
+	 */
+	struct xe_bo *backup;
 #ifdef CONFIG_PROC_FS
 	/**
 	 * @client: @xe_drm_client which created the bo

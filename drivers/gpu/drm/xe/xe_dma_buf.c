@@ -6,6 +6,7 @@
 #include "xe_dma_buf.h"
 
 #include <kunit/test.h>
+#include <kunit/visibility.h>
 #include <linux/dma-buf.h>
 #include <linux/pci-p2pdma.h>
 
@@ -21,6 +22,39 @@
 #include "xe_vm.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
+
+/**
+ * DOC: Peer-to-peer dma-bufs
+ *
+ * When one GPU's VRAM is made resident on another, the exporter hands the
+ * importer bus addresses of its VRAM, and the importer's GPU reads them
+ * directly over PCIe. Neither side needs host memory for that, and xe
+ * takes none:
+ *
+ * - **Importer.** An import is an sg BO placed in TT. It owns no pages.
+ *   If the exporter's mapping is device memory (no struct pages), the
+ *   import takes no GTT budget, and fdinfo reports it as shared, not as
+ *   resident. An import that was never mapped is taken at its word: only
+ *   peer-to-peer attachments can be handed device memory. Imports of
+ *   system memory count as before.
+ *
+ * - **Exporter.** Without ``CONFIG_DMABUF_MOVE_NOTIFY`` every map pins. A
+ *   BO that lies in VRAM is pinned there when every attachment is
+ *   peer-to-peer and the VRAM is shareable: all of it inside the BAR, and
+ *   without flat CCS state. Otherwise it is pinned in TT, which every
+ *   importer can use. A BO pinned in VRAM is not handed to an importer
+ *   that is not a peer: its pin fails with -EINVAL, or, when it maps
+ *   without pinning, its map fails with -EBUSY. Across suspend such a BO
+ *   keeps its VRAM, and its contents wait in a backup in system memory.
+ *
+ * - **Observability.** The debugfs file ``host_memory`` of each device
+ *   shows the host memory TTM populated for it, the GTT budget, what
+ *   counts against it and the imports of peer VRAM that do not.
+ *
+ * Peer-to-peer needs ``CONFIG_PCI_P2PDMA`` and a PCIe topology that
+ * pci_p2pdma_distance() accepts. Where either is missing, every
+ * attachment falls back to system memory.
+ */
 
 static int xe_dma_buf_attach(struct dma_buf *dmabuf,
 			     struct dma_buf_attachment *attach)
@@ -46,28 +80,103 @@ static void xe_dma_buf_detach(struct dma_buf *dmabuf,
 	xe_pm_runtime_put(to_xe_device(obj->dev));
 }
 
-static int xe_dma_buf_pin(struct dma_buf_attachment *attach)
+/**
+ * xe_dma_buf_all_peer2peer() - whether every importer of a dma-buf is a peer
+ * @dmabuf: the dma-buf, with its reservation held
+ *
+ * Return: true if every attachment of @dmabuf is peer-to-peer.
+ */
+bool xe_dma_buf_all_peer2peer(struct dma_buf *dmabuf)
 {
-	struct drm_gem_object *obj = attach->dmabuf->priv;
-	struct xe_bo *bo = gem_to_xe_bo(obj);
-	struct xe_device *xe = xe_bo_device(bo);
-	int ret;
+	struct dma_buf_attachment *attach;
 
-	/*
-	 * For now only support pinning in TT memory, for two reasons:
-	 * 1) Avoid pinning in a placement not accessible to some importers.
-	 * 2) Pinning in VRAM requires PIN accounting which is a to-do.
-	 */
-	if (xe_bo_is_pinned(bo) && !xe_bo_is_mem_type(bo, XE_PL_TT)) {
-		drm_dbg(&xe->drm, "Can't migrate pinned bo for dma-buf pin.\n");
-		return -EINVAL;
+	dma_resv_assert_held(dmabuf->resv);
+
+	list_for_each_entry(attach, &dmabuf->attachments, node)
+		if (!attach->peer2peer)
+			return false;
+
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_all_peer2peer);
+
+/**
+ * xe_dma_buf_pin_mem_type() - where to pin an exported BO for its importers
+ * @mem_type: where the BO is
+ * @pinned: whether the BO is pinned already
+ * @all_peer2peer: whether every attachment is peer-to-peer
+ * @vram_shareable: whether the BO may stay where it is in VRAM: peers can
+ *	reach all of it through the BAR, and it has no flat CCS state
+ *
+ * A BO in VRAM stays there when every importer is a peer that can reach
+ * it: moving it to TT would cost host memory of its size for nothing.
+ * Anything else is pinned in TT, which every importer can use. A BO does
+ * not move into VRAM to be pinned, and never leaves it while pinned.
+ *
+ * Return: the memory type to pin in, or -EINVAL if the BO is pinned in
+ * VRAM and some importer cannot use it there.
+ */
+int xe_dma_buf_pin_mem_type(u32 mem_type, bool pinned, bool all_peer2peer,
+			    bool vram_shareable)
+{
+	if (mem_type_is_vram(mem_type)) {
+		if (all_peer2peer && vram_shareable)
+			return mem_type;
+		if (pinned)
+			return -EINVAL;
 	}
 
-	ret = xe_bo_migrate(bo, XE_PL_TT, NULL);
+	return XE_PL_TT;
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_pin_mem_type);
+
+/**
+ * xe_dma_buf_may_map_pinned() - whether an importer may map a pinned BO
+ * @mem_type: where the BO is pinned
+ * @peer2peer: whether the importer's attachment is peer-to-peer
+ *
+ * With CONFIG_DMABUF_MOVE_NOTIFY, dynamic importers map without pinning,
+ * so they can find the BO pinned in VRAM for others. Only peers may have
+ * it there.
+ *
+ * Return: true if the importer can use the BO where it is pinned.
+ */
+bool xe_dma_buf_may_map_pinned(u32 mem_type, bool peer2peer)
+{
+	return peer2peer || !mem_type_is_vram(mem_type);
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_may_map_pinned);
+
+static bool xe_dma_buf_vram_shareable(struct xe_bo *bo)
+{
+	struct ttm_resource *res = bo->ttm.resource;
+
+	return xe_bo_is_vram(bo) && !xe_bo_needs_ccs_pages(bo) &&
+	       to_xe_ttm_vram_mgr_resource(res)->used_visible_size == res->size;
+}
+
+static int xe_dma_buf_pin(struct dma_buf_attachment *attach)
+{
+	struct dma_buf *dmabuf = attach->dmabuf;
+	struct drm_gem_object *obj = dmabuf->priv;
+	struct xe_bo *bo = gem_to_xe_bo(obj);
+	struct xe_device *xe = xe_bo_device(bo);
+	int mem_type, ret;
+
+	mem_type = xe_dma_buf_pin_mem_type(bo->ttm.resource->mem_type,
+					   xe_bo_is_pinned(bo),
+					   xe_dma_buf_all_peer2peer(dmabuf),
+					   xe_dma_buf_vram_shareable(bo));
+	if (mem_type < 0) {
+		drm_dbg(&xe->drm, "Can't migrate pinned bo for dma-buf pin.\n");
+		return mem_type;
+	}
+
+	ret = xe_bo_migrate(bo, mem_type, NULL);
 	if (ret) {
 		if (ret != -EINTR && ret != -ERESTARTSYS)
 			drm_dbg(&xe->drm,
-				"Failed migrating dma-buf to TT memory: %pe\n",
+				"Failed migrating dma-buf for pinning: %pe\n",
 				ERR_PTR(ret));
 		return ret;
 	}
@@ -105,6 +214,9 @@ static struct sg_table *xe_dma_buf_map(struct dma_buf_attachment *attach,
 			r = xe_bo_validate(bo, NULL, false, NULL);
 		if (r)
 			return ERR_PTR(r);
+	} else if (!xe_dma_buf_may_map_pinned(bo->ttm.resource->mem_type,
+					      attach->peer2peer)) {
+		return ERR_PTR(-EBUSY);
 	}
 
 	switch (bo->ttm.resource->mem_type) {
@@ -226,6 +338,69 @@ xe_dma_buf_init_obj(struct drm_device *dev, struct xe_bo *storage,
 error:
 	dma_resv_unlock(resv);
 	return ERR_PTR(ret);
+}
+
+/**
+ * xe_dma_buf_backing() - what backs a mapping an exporter handed us
+ * @sgt: the mapping, or NULL if there is none yet
+ *
+ * Exporters describe device memory with DMA addresses only: it has no
+ * struct pages. System memory comes with its pages.
+ *
+ * Return: the kind of memory behind @sgt.
+ */
+enum xe_dma_buf_backing xe_dma_buf_backing(const struct sg_table *sgt)
+{
+	if (!sgt)
+		return XE_DMA_BUF_UNMAPPED;
+
+	return sg_page(sgt->sgl) ? XE_DMA_BUF_SYSTEM_PAGES :
+				   XE_DMA_BUF_DEVICE_MEMORY;
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_backing);
+
+/**
+ * xe_dma_buf_import_uses_gtt() - whether an import counts against GTT
+ * @backing: what the exporter handed us, if anything yet
+ * @peer2peer: whether the attachment is peer-to-peer
+ *
+ * The GTT budget stands for host memory. An import of a peer's device
+ * memory holds none, so it does not count. An import that was never
+ * mapped is taken at its word: only a peer-to-peer attachment can be
+ * handed device memory, and the first mapping settles the question.
+ *
+ * Return: true if the import counts against the importer's GTT budget.
+ */
+bool xe_dma_buf_import_uses_gtt(enum xe_dma_buf_backing backing,
+				bool peer2peer)
+{
+	switch (backing) {
+	case XE_DMA_BUF_UNMAPPED:
+		return !peer2peer;
+	case XE_DMA_BUF_SYSTEM_PAGES:
+		return true;
+	case XE_DMA_BUF_DEVICE_MEMORY:
+		return false;
+	}
+
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_import_uses_gtt);
+
+/**
+ * xe_dma_buf_is_peer_import() - whether a BO imports a peer's device memory
+ * @tbo: the TTM BO
+ *
+ * Return: true if @tbo imports memory that takes no GTT budget, as
+ * decided by xe_dma_buf_import_uses_gtt() from its latest mapping.
+ */
+bool xe_dma_buf_is_peer_import(const struct ttm_buffer_object *tbo)
+{
+	struct dma_buf_attachment *attach = tbo->base.import_attach;
+
+	return attach &&
+	       !xe_dma_buf_import_uses_gtt(xe_dma_buf_backing(tbo->sg),
+					   attach->peer2peer);
 }
 
 static void xe_dma_buf_move_notify(struct dma_buf_attachment *attach)

@@ -195,6 +195,7 @@ static int evict_test_run_tile(struct xe_device *xe, struct xe_tile *tile, struc
 {
 	struct xe_bo *bo, *external;
 	unsigned int bo_flags = XE_BO_FLAG_VRAM_IF_DGFX(tile);
+	struct ttm_resource *pinned_vram;
 	struct xe_vm *vm = xe_migrate_get_vm(xe_device_get_root_tile(xe)->migrate);
 	struct xe_gt *__gt;
 	int err, i, id;
@@ -229,6 +230,7 @@ static int evict_test_run_tile(struct xe_device *xe, struct xe_tile *tile, struc
 				   ERR_PTR(err));
 			goto cleanup_external;
 		}
+		pinned_vram = external->ttm.resource;
 
 		err = xe_bo_evict_all(xe);
 		if (err) {
@@ -268,6 +270,14 @@ static int evict_test_run_tile(struct xe_device *xe, struct xe_tile *tile, struc
 
 		if (!xe_bo_is_vram(external)) {
 			KUNIT_FAIL(test, "external bo is not vram\n");
+			err = -EPROTO;
+			goto cleanup_all;
+		}
+
+		/* Importers may hold its addresses: it must keep its VRAM. */
+		if (!xe_bo_needs_ccs_pages(external) &&
+		    external->ttm.resource != pinned_vram) {
+			KUNIT_FAIL(test, "external bo moved across suspend\n");
 			err = -EPROTO;
 			goto cleanup_all;
 		}

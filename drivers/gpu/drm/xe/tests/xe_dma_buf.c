@@ -27,7 +27,8 @@ static bool is_dynamic(struct dma_buf_test_params *params)
 }
 
 static void check_residency(struct kunit *test, struct xe_bo *exported,
-			    struct xe_bo *imported, struct dma_buf *dmabuf)
+			    struct xe_bo *imported, struct dma_buf *dmabuf,
+			    bool vram_shareable)
 {
 	struct dma_buf_test_params *params = to_dma_buf_test_params(test->priv);
 	u32 mem_type;
@@ -44,14 +45,19 @@ static void check_residency(struct kunit *test, struct xe_bo *exported,
 		/* No P2P */
 		mem_type = XE_PL_TT;
 	else if (params->force_different_devices && !is_dynamic(params) &&
-		 (params->mem_mask & XE_BO_FLAG_SYSTEM))
-		/* Pin migrated to TT */
+		 (params->mem_mask & XE_BO_FLAG_SYSTEM) && !vram_shareable)
+		/* Pin migrated to TT, as the peer could not share VRAM */
 		mem_type = XE_PL_TT;
 
 	if (!xe_bo_is_mem_type(exported, mem_type)) {
 		KUNIT_FAIL(test, "Exported bo was not in expected memory type.\n");
 		return;
 	}
+
+	/* An import of VRAM holds no host memory, and takes no GTT budget. */
+	if (params->force_different_devices)
+		KUNIT_EXPECT_EQ(test, xe_dma_buf_is_peer_import(&imported->ttm),
+				mem_type_is_vram(mem_type));
 
 	if (xe_bo_is_pinned(exported))
 		return;
@@ -145,16 +151,19 @@ static void xe_test_dmabuf_import_same_driver(struct xe_device *xe)
 			KUNIT_FAIL(test,
 				   "xe_gem_prime_import() succeeded when it shouldn't have\n");
 		} else {
+			bool vram_shareable;
 			int err;
 
 			/* Is everything where we expect it to be? */
 			xe_bo_lock(import_bo, false);
+			vram_shareable = xe_dma_buf_vram_shareable(bo);
 			err = xe_bo_validate(import_bo, NULL, false, NULL);
 
-			/* Pinning in VRAM is not allowed. */
+			/* Pinning in VRAM is for peers that can share it. */
 			if (!is_dynamic(params) &&
 			    params->force_different_devices &&
-			    !(params->mem_mask & XE_BO_FLAG_SYSTEM))
+			    !(params->mem_mask & XE_BO_FLAG_SYSTEM) &&
+			    !(p2p_enabled(params) && vram_shareable))
 				KUNIT_EXPECT_EQ(test, err, -EINVAL);
 			/* Otherwise only expect interrupts or success. */
 			else if (err && err != -EINTR && err != -ERESTARTSYS)
@@ -162,7 +171,8 @@ static void xe_test_dmabuf_import_same_driver(struct xe_device *xe)
 						  err == -ERESTARTSYS);
 
 			if (!err)
-				check_residency(test, bo, import_bo, dmabuf);
+				check_residency(test, bo, import_bo, dmabuf,
+						vram_shareable);
 			xe_bo_unlock(import_bo);
 		}
 		drm_gem_object_put(import);

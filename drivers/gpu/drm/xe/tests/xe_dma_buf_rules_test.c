@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * KUnit tests for the rules xe applies to dma-bufs it imports and exports.
+ * They need no hardware: the decisions are in helpers.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/scatterlist.h>
+
+#include <kunit/test.h>
+
+#include "xe_bo.h"
+#include "xe_dma_buf.h"
+
+static struct sg_table *alloc_sgt(struct kunit *test)
+{
+	struct sg_table *sgt;
+
+	sgt = kunit_kzalloc(test, sizeof(*sgt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(sgt, 1, GFP_KERNEL), 0);
+
+	return sgt;
+}
+
+static void xe_dma_buf_backing_tells_pages_from_device_memory(struct kunit *test)
+{
+	struct sg_table *system = alloc_sgt(test);
+	struct sg_table *device = alloc_sgt(test);
+	struct page *page;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	sg_set_page(system->sgl, page, PAGE_SIZE, 0);
+
+	/* As exporters describe VRAM: a bus address and no page. */
+	sg_set_page(device->sgl, NULL, PAGE_SIZE, 0);
+	sg_dma_address(device->sgl) = 0x1000000;
+	sg_dma_len(device->sgl) = PAGE_SIZE;
+
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(NULL), XE_DMA_BUF_UNMAPPED);
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(system),
+			XE_DMA_BUF_SYSTEM_PAGES);
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(device),
+			XE_DMA_BUF_DEVICE_MEMORY);
+
+	sg_free_table(system);
+	sg_free_table(device);
+	__free_page(page);
+}
+
+struct import_case {
+	const char *name;
+	enum xe_dma_buf_backing backing;
+	bool peer2peer;
+	bool uses_gtt;
+};
+
+/*
+ * Every source of an import against P2P yes and no. An import of the
+ * device's own BO never gets here: xe_gem_prime_import() hands back the
+ * exporter's BO, which is accounted where it lives.
+ */
+static const struct import_case import_cases[] = {
+	{ "peer VRAM, P2P", XE_DMA_BUF_DEVICE_MEMORY, true, false },
+	/* A correct exporter never does this, and it holds no host memory. */
+	{ "peer VRAM, no P2P", XE_DMA_BUF_DEVICE_MEMORY, false, false },
+	{ "system memory, P2P", XE_DMA_BUF_SYSTEM_PAGES, true, true },
+	{ "system memory, no P2P", XE_DMA_BUF_SYSTEM_PAGES, false, true },
+	{ "not mapped yet, P2P", XE_DMA_BUF_UNMAPPED, true, false },
+	{ "not mapped yet, no P2P", XE_DMA_BUF_UNMAPPED, false, true },
+};
+
+static void import_case_desc(const struct import_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(import, import_cases, import_case_desc);
+
+static void xe_dma_buf_import_charges_host_memory_only(struct kunit *test)
+{
+	const struct import_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_import_uses_gtt(c->backing,
+							 c->peer2peer),
+			c->uses_gtt);
+}
+
+/* Peer-to-peer or not, in the order the importers attach and map. */
+#define MAX_IMPORTERS	3
+
+struct fake_dma_buf {
+	struct dma_buf base;
+	struct dma_resv resv;
+	struct dma_buf_attachment attach[MAX_IMPORTERS];
+};
+
+static struct fake_dma_buf *fake_dma_buf(struct kunit *test)
+{
+	struct fake_dma_buf *fake;
+
+	fake = kunit_kzalloc(test, sizeof(*fake), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fake);
+
+	dma_resv_init(&fake->resv);
+	fake->base.resv = &fake->resv;
+	INIT_LIST_HEAD(&fake->base.attachments);
+
+	return fake;
+}
+
+static void fake_attach(struct fake_dma_buf *fake, unsigned int i,
+			bool peer2peer)
+{
+	fake->attach[i].dmabuf = &fake->base;
+	fake->attach[i].peer2peer = peer2peer;
+	list_add_tail(&fake->attach[i].node, &fake->base.attachments);
+}
+
+static void xe_dma_buf_all_peer2peer_needs_every_attachment(struct kunit *test)
+{
+	struct fake_dma_buf *fake = fake_dma_buf(test);
+
+	dma_resv_lock(&fake->resv, NULL);
+	/* Nobody to serve but peers, vacuously. */
+	KUNIT_EXPECT_TRUE(test, xe_dma_buf_all_peer2peer(&fake->base));
+
+	fake_attach(fake, 0, true);
+	fake_attach(fake, 1, true);
+	KUNIT_EXPECT_TRUE(test, xe_dma_buf_all_peer2peer(&fake->base));
+
+	fake_attach(fake, 2, false);
+	KUNIT_EXPECT_FALSE(test, xe_dma_buf_all_peer2peer(&fake->base));
+
+	list_del(&fake->attach[0].node);
+	list_del(&fake->attach[1].node);
+	KUNIT_EXPECT_FALSE(test, xe_dma_buf_all_peer2peer(&fake->base));
+	dma_resv_unlock(&fake->resv);
+
+	dma_resv_fini(&fake->resv);
+}
+
+struct pin_case {
+	const char *name;
+	u32 mem_type;
+	bool pinned;
+	bool all_peer2peer;
+	bool vram_shareable;
+	int expected;
+};
+
+static const struct pin_case pin_cases[] = {
+	{ "VRAM, all peers", XE_PL_VRAM0, false, true, true, XE_PL_VRAM0 },
+	{ "VRAM1, all peers", XE_PL_VRAM1, false, true, true, XE_PL_VRAM1 },
+	{ "VRAM, some not peers", XE_PL_VRAM0, false, false, true, XE_PL_TT },
+	{ "VRAM out of reach, all peers", XE_PL_VRAM0, false, true, false,
+	  XE_PL_TT },
+	{ "pinned VRAM, all peers", XE_PL_VRAM0, true, true, true,
+	  XE_PL_VRAM0 },
+	{ "pinned VRAM, some not peers", XE_PL_VRAM0, true, false, true,
+	  -EINVAL },
+	{ "pinned VRAM out of reach", XE_PL_VRAM0, true, true, false,
+	  -EINVAL },
+	{ "TT, all peers", XE_PL_TT, false, true, false, XE_PL_TT },
+	{ "pinned TT, all peers", XE_PL_TT, true, true, false, XE_PL_TT },
+	{ "pinned TT, some not peers", XE_PL_TT, true, false, false,
+	  XE_PL_TT },
+	{ "system, all peers", XE_PL_SYSTEM, false, true, false, XE_PL_TT },
+};
+
+static void pin_case_desc(const struct pin_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pin, pin_cases, pin_case_desc);
+
+static void xe_dma_buf_pin_keeps_vram_for_peers_only(struct kunit *test)
+{
+	const struct pin_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_pin_mem_type(c->mem_type, c->pinned,
+						      c->all_peer2peer,
+						      c->vram_shareable),
+			c->expected);
+}
+
+/*
+ * Importers attach and map one after another. Without
+ * CONFIG_DMABUF_MOVE_NOTIFY the dma-buf core pins on every map. With it,
+ * dynamic importers map without pinning, and only an explicit dma_buf_pin()
+ * pins. Each row says what every importer is handed.
+ */
+struct sequence_case {
+	const char *name;
+	bool move_notify;
+	/* The first importer pins with dma_buf_pin() before it maps. */
+	bool first_pins;
+	unsigned int importers;
+	bool peer2peer[MAX_IMPORTERS];
+	int handed[MAX_IMPORTERS];
+};
+
+#define VRAM	XE_PL_VRAM0
+#define TT	XE_PL_TT
+
+static const struct sequence_case sequence_cases[] = {
+	{ "all peers", false, false, 3, { true, true, true },
+	  { VRAM, VRAM, VRAM } },
+	{ "all peers, MOVE_NOTIFY", true, false, 3, { true, true, true },
+	  { VRAM, VRAM, VRAM } },
+	{ "mixed, peer first", false, false, 2, { true, false },
+	  { VRAM, -EINVAL } },
+	{ "mixed, peer first, MOVE_NOTIFY", true, false, 2, { true, false },
+	  { VRAM, TT } },
+	{ "mixed, peer pins first, MOVE_NOTIFY", true, true, 2,
+	  { true, false }, { VRAM, -EBUSY } },
+	{ "mixed, non-peer first", false, false, 2, { false, true },
+	  { TT, TT } },
+	{ "mixed, non-peer first, MOVE_NOTIFY", true, false, 2,
+	  { false, true }, { TT, TT } },
+	{ "no peers", false, false, 2, { false, false }, { TT, TT } },
+	{ "no peers, MOVE_NOTIFY", true, false, 2, { false, false },
+	  { TT, TT } },
+};
+
+#undef VRAM
+#undef TT
+
+struct fake_bo {
+	u32 mem_type;
+	unsigned int pins;
+};
+
+static int fake_pin(struct fake_dma_buf *fake, struct fake_bo *bo)
+{
+	int mem_type;
+
+	mem_type = xe_dma_buf_pin_mem_type(bo->mem_type, bo->pins,
+					   xe_dma_buf_all_peer2peer(&fake->base),
+					   true);
+	if (mem_type < 0)
+		return mem_type;
+
+	bo->mem_type = mem_type;
+	bo->pins++;
+	return 0;
+}
+
+/* What xe_dma_buf_map() hands @attach, after the core pinned or not. */
+static int fake_map(struct fake_dma_buf *fake, struct fake_bo *bo,
+		    struct dma_buf_attachment *attach, bool move_notify)
+{
+	int err;
+
+	if (!move_notify) {
+		err = fake_pin(fake, bo);
+		if (err)
+			return err;
+	}
+
+	if (!bo->pins) {
+		/* Unpinned: peers map in place, others get it moved to TT. */
+		if (!attach->peer2peer)
+			bo->mem_type = XE_PL_TT;
+		return bo->mem_type;
+	}
+
+	if (!xe_dma_buf_may_map_pinned(bo->mem_type, attach->peer2peer))
+		return -EBUSY;
+
+	return bo->mem_type;
+}
+
+static void sequence_case_desc(const struct sequence_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sequence, sequence_cases, sequence_case_desc);
+
+static void xe_dma_buf_importers_get_what_they_can_reach(struct kunit *test)
+{
+	const struct sequence_case *c = test->param_value;
+	struct fake_dma_buf *fake = fake_dma_buf(test);
+	struct fake_bo bo = { .mem_type = XE_PL_VRAM0 };
+	unsigned int i;
+
+	dma_resv_lock(&fake->resv, NULL);
+	for (i = 0; i < c->importers; i++) {
+		fake_attach(fake, i, c->peer2peer[i]);
+		if (i == 0 && c->first_pins)
+			KUNIT_ASSERT_EQ(test, fake_pin(fake, &bo), 0);
+
+		KUNIT_EXPECT_EQ_MSG(test, fake_map(fake, &bo, &fake->attach[i],
+						   c->move_notify),
+				    c->handed[i], "importer %u", i);
+	}
+	dma_resv_unlock(&fake->resv);
+
+	dma_resv_fini(&fake->resv);
+}
+
+static struct kunit_case xe_dma_buf_rules_tests[] = {
+	KUNIT_CASE(xe_dma_buf_backing_tells_pages_from_device_memory),
+	KUNIT_CASE_PARAM(xe_dma_buf_import_charges_host_memory_only,
+			 import_gen_params),
+	KUNIT_CASE(xe_dma_buf_all_peer2peer_needs_every_attachment),
+	KUNIT_CASE_PARAM(xe_dma_buf_pin_keeps_vram_for_peers_only,
+			 pin_gen_params),
+	KUNIT_CASE_PARAM(xe_dma_buf_importers_get_what_they_can_reach,
+			 sequence_gen_params),
+	{}
+};
+
+static struct kunit_suite xe_dma_buf_rules_test_suite = {
+	.name = "xe_dma_buf_rules",
+	.test_cases = xe_dma_buf_rules_tests,
+};
+
+kunit_test_suite(xe_dma_buf_rules_test_suite);
