@@ -247,9 +247,12 @@ struct ttm_device {
 	struct ttm_pool pool;
 
 	/**
-	 * @host_pages: System memory pages populated for this device's TTs,
-	 * wherever their BOs are placed. Pages of external TTs belong to
-	 * their exporter and do not count.
+	 * @host_pages: Pages accounted through ttm_tt_populate() for this
+	 * device's TTs, wherever their BOs are placed, as the global limit
+	 * accounts them: from just before they are allocated until they are
+	 * unpopulated. External TTs, whose pages their provider accounts (a
+	 * dma-buf exporter, a userptr's process, a driver's own shmem), and
+	 * pages cached in the pool do not count.
 	 */
 	atomic_long_t host_pages;
 

@@ -313,7 +313,8 @@ EXPORT_SYMBOL_FOR_TESTS_ONLY(ttm_tt_swapout);
 
 /*
  * Pages a TT allocates count towards the global limits and towards the
- * device they were allocated for. External TTs own no pages.
+ * device they were allocated for. External TTs are accounted by whoever
+ * provides their pages.
  */
 static void ttm_tt_account(struct ttm_device *bdev, struct ttm_tt *ttm,
 			   long pages)

@@ -580,7 +580,6 @@ static int xe_bo_move_dmabuf(struct ttm_buffer_object *ttm_bo,
 
 	ttm_bo->sg = sg;
 	xe_tt->sg = sg;
-	xe_ttm_sys_mgr_set_peer(new_res, xe_dma_buf_is_peer_import(ttm_bo));
 
 out:
 	ttm_bo_move_null(ttm_bo, new_res);
@@ -1017,6 +1016,7 @@ static int xe_bo_copy_backup(struct xe_bo *bo, bool to_backup)
 	struct xe_bo *src = to_backup ? bo : bo->backup;
 	struct xe_bo *dst = to_backup ? bo->backup : bo;
 	struct dma_fence *fence;
+	int ret;
 
 	fence = xe_migrate_copy(migrate, src, dst, src->ttm.resource,
 				dst->ttm.resource, false);
@@ -1024,20 +1024,19 @@ static int xe_bo_copy_backup(struct xe_bo *bo, bool to_backup)
 		return PTR_ERR(fence);
 
 	dma_fence_wait(fence, false);
+	ret = fence->error;
 	dma_fence_put(fence);
-	return 0;
+
+	return ret;
 }
 
 static void xe_bo_drop_backup(struct xe_bo *bo)
 {
 	struct xe_bo *backup = bo->backup;
 
+	/* The backup shares the BO's reservation, which is held. */
 	bo->backup = NULL;
-	/* Nobody else knows the backup, so this cannot fail. */
-	if (!WARN_ON(!dma_resv_trylock(backup->ttm.base.resv))) {
-		ttm_bo_unpin(&backup->ttm);
-		dma_resv_unlock(backup->ttm.base.resv);
-	}
+	ttm_bo_unpin(&backup->ttm);
 	xe_bo_put(backup);
 }
 
@@ -1050,7 +1049,8 @@ static void xe_bo_drop_backup(struct xe_bo *bo)
  * the VRAM and saves the contents to a backup in system memory, so that
  * xe_bo_restore_pinned_external() puts them back at the same addresses.
  * The copy does not carry flat CCS state, so BOs that have some are
- * evicted as before; importers are never given such BOs in VRAM.
+ * evicted as before; importers are never given such BOs in VRAM. A backup
+ * left over from a suspend that failed is used again.
  *
  * Return: 0 on success, negative error code on failure.
  */
@@ -1058,11 +1058,10 @@ int xe_bo_backup_pinned_external(struct xe_bo *bo)
 {
 	struct xe_device *xe = xe_bo_device(bo);
 	struct xe_bo *backup;
-	int ret;
 
 	xe_bo_assert_held(bo);
 
-	if (WARN_ON(!xe_bo_is_pinned(bo) || bo->backup))
+	if (WARN_ON(!xe_bo_is_pinned(bo)))
 		return -EINVAL;
 
 	if (!xe_bo_is_vram(bo))
@@ -1071,21 +1070,21 @@ int xe_bo_backup_pinned_external(struct xe_bo *bo)
 	if (xe_bo_needs_ccs_pages(bo))
 		return xe_bo_evict_pinned(bo);
 
-	backup = xe_bo_create_locked(xe, NULL, NULL, bo->size,
-				     ttm_bo_type_kernel, XE_BO_FLAG_SYSTEM);
-	if (IS_ERR(backup))
-		return PTR_ERR(backup);
+	if (!bo->backup) {
+		/* Sharing the reservation makes the backup locked with @bo. */
+		backup = xe_bo_init_locked(xe, NULL, NULL, bo->ttm.base.resv,
+					   NULL, bo->size, 0,
+					   ttm_bo_type_kernel,
+					   XE_BO_FLAG_SYSTEM, NULL);
+		if (IS_ERR(backup))
+			return PTR_ERR(backup);
 
-	/* Shrinkers must not take the pages while the VRAM is off. */
-	ttm_bo_pin(&backup->ttm);
-	xe_bo_unlock(backup);
-	bo->backup = backup;
+		/* Keep TTM's swapout away while the VRAM is off. */
+		ttm_bo_pin(&backup->ttm);
+		bo->backup = backup;
+	}
 
-	ret = xe_bo_copy_backup(bo, true);
-	if (ret)
-		xe_bo_drop_backup(bo);
-
-	return ret;
+	return xe_bo_copy_backup(bo, true);
 }
 
 /**
@@ -1212,6 +1211,16 @@ static void xe_ttm_bo_delete_mem_notify(struct ttm_buffer_object *ttm_bo)
 	}
 }
 
+static bool xe_bo_eviction_valuable(struct ttm_buffer_object *tbo,
+				    const struct ttm_place *place)
+{
+	/* Evicting an import of a peer's VRAM frees no GTT budget. */
+	if (xe_ttm_sys_mgr_is_peer(tbo->resource))
+		return false;
+
+	return ttm_bo_eviction_valuable(tbo, place);
+}
+
 const struct ttm_device_funcs xe_ttm_funcs = {
 	.ttm_tt_create = xe_ttm_tt_create,
 	.ttm_tt_populate = xe_ttm_tt_populate,
@@ -1222,7 +1231,7 @@ const struct ttm_device_funcs xe_ttm_funcs = {
 	.io_mem_reserve = xe_ttm_io_mem_reserve,
 	.io_mem_pfn = xe_ttm_io_mem_pfn,
 	.release_notify = xe_ttm_bo_release_notify,
-	.eviction_valuable = ttm_bo_eviction_valuable,
+	.eviction_valuable = xe_bo_eviction_valuable,
 	.delete_mem_notify = xe_ttm_bo_delete_mem_notify,
 };
 
@@ -1233,9 +1242,11 @@ static void xe_ttm_bo_destroy(struct ttm_buffer_object *ttm_bo)
 	struct xe_tile *tile;
 	u8 id;
 
-	/* A resume that failed leaves the backup behind. */
-	if (bo->backup)
+	/* A suspend or resume that failed leaves the backup behind. */
+	if (bo->backup && !WARN_ON(!dma_resv_trylock(bo->ttm.base.resv))) {
 		xe_bo_drop_backup(bo);
+		dma_resv_unlock(bo->ttm.base.resv);
+	}
 
 	if (bo->ttm.base.import_attach)
 		drm_prime_gem_destroy(&bo->ttm.base, NULL);

@@ -84,7 +84,7 @@ static int sriov_info(struct seq_file *m, void *data)
 
 /*
  * Host memory behind this device in one place: what TTM populated for it
- * wherever its BOs are, and the GTT budget, with the imports of peer VRAM
+ * wherever its BOs are, and the TT budget, with the imports of peer VRAM
  * that hold none kept apart.
  */
 static int host_memory(struct seq_file *m, void *data)
@@ -93,12 +93,14 @@ static int host_memory(struct seq_file *m, void *data)
 	struct ttm_resource_manager *man = &xe->mem.sys_mgr;
 	struct drm_printer p = drm_seq_file_printer(m);
 
-	drm_printf(&p, "populated_bytes %llu\n",
-		   (u64)atomic_long_read(&xe->ttm.host_pages) << PAGE_SHIFT);
-	drm_printf(&p, "gtt_budget_bytes %llu\n", man->size << PAGE_SHIFT);
-	drm_printf(&p, "gtt_used_bytes %llu\n", xe_ttm_sys_mgr_usage(man));
-	drm_printf(&p, "gtt_peer_import_bytes %lld\n",
-		   atomic64_read(&xe->mem.sys_peer_usage));
+	drm_printf(&p, "ttm_populated_bytes %lld\n",
+		   (s64)atomic_long_read(&xe->ttm.host_pages) << PAGE_SHIFT);
+	drm_printf(&p, "tt_budget_bytes %llu\n", man->size << PAGE_SHIFT);
+	drm_printf(&p, "tt_used_bytes %llu\n", xe_ttm_sys_mgr_usage(man));
+	drm_printf(&p, "tt_peer_import_bytes %lld\n",
+		   atomic64_read(&xe->mem.sys_peer));
+	drm_printf(&p, "vram_peer_pinned_bytes %lld\n",
+		   atomic64_read(&xe->mem.peer_pinned));
 	return 0;
 }
 

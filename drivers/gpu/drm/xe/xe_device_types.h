@@ -366,10 +366,17 @@ struct xe_device {
 		/** @mem.sys_mgr: system TTM manager */
 		struct ttm_resource_manager sys_mgr;
 		/**
-		 * @mem.sys_peer_usage: bytes of @mem.sys_mgr's resources that
-		 * import a peer's device memory and so hold no host memory
+		 * @mem.sys_used: bytes of @mem.sys_mgr's resources that count
+		 * against its budget
 		 */
-		atomic64_t sys_peer_usage;
+		atomic64_t sys_used;
+		/**
+		 * @mem.sys_peer: bytes of @mem.sys_mgr's resources that import
+		 * a peer's VRAM, hold no host memory and do not count
+		 */
+		atomic64_t sys_peer;
+		/** @mem.peer_pinned: bytes of VRAM pinned for peers */
+		atomic64_t peer_pinned;
 	} mem;
 
 	/** @sriov: device level virtualization data */

@@ -17,6 +17,7 @@
 #include "tests/xe_test.h"
 #include "xe_bo.h"
 #include "xe_device.h"
+#include "xe_module.h"
 #include "xe_pm.h"
 #include "xe_ttm_vram_mgr.h"
 #include "xe_vm.h"
@@ -32,28 +33,35 @@ MODULE_IMPORT_NS(DMA_BUF);
  * takes none:
  *
  * - **Importer.** An import is an sg BO placed in TT. It owns no pages.
- *   If the exporter's mapping is device memory (no struct pages), the
- *   import takes no GTT budget, and fdinfo reports it as shared, not as
- *   resident. An import that was never mapped is taken at its word: only
- *   peer-to-peer attachments can be handed device memory. Imports of
- *   system memory count as before.
+ *   When its exporter is xe and maps it from VRAM for a peer-to-peer
+ *   attachment, the import takes no GTT budget, TTM does not evict it to
+ *   make room in TT, and fdinfo reports it as shared, not as resident.
+ *   The decision is taken with the reservation the import shares with its
+ *   exporter held. Imports from other drivers, whose mappings an importer
+ *   may not look into, and imports of system memory count as before.
  *
- * - **Exporter.** Without ``CONFIG_DMABUF_MOVE_NOTIFY`` every map pins. A
- *   BO that lies in VRAM is pinned there when every attachment is
- *   peer-to-peer and the VRAM is shareable: all of it inside the BAR, and
- *   without flat CCS state. Otherwise it is pinned in TT, which every
- *   importer can use. A BO pinned in VRAM is not handed to an importer
- *   that is not a peer: its pin fails with -EINVAL, or, when it maps
- *   without pinning, its map fails with -EBUSY. Across suspend such a BO
- *   keeps its VRAM, and its contents wait in a backup in system memory.
+ * - **Exporter.** Without ``CONFIG_DMABUF_MOVE_NOTIFY`` every map pins, and
+ *   with it, some importers pin explicitly. A BO that lies in VRAM is
+ *   pinned there when every attachment is peer-to-peer and the VRAM is
+ *   shareable: all of it inside the BAR, without flat CCS state, and
+ *   within the share of VRAM that peers may keep pinned,
+ *   ``xe.peer_pin_vram_percent`` (50 by default, 0 keeps every pin in
+ *   TT). Otherwise it is pinned in TT, as before. An importer that is not
+ *   a peer cannot use a BO pinned in VRAM: its attach fails with
+ *   -EOPNOTSUPP, its pin with -EINVAL and its map with -EBUSY, whichever
+ *   comes first. Across suspend such a BO keeps its VRAM, and its contents
+ *   wait in a backup in system memory. Nothing stops peers from accessing
+ *   it while the exporter suspends, so they must be idle then.
  *
  * - **Observability.** The debugfs file ``host_memory`` of each device
- *   shows the host memory TTM populated for it, the GTT budget, what
- *   counts against it and the imports of peer VRAM that do not.
+ *   shows the host memory TTM populated for it, the TT budget, what counts
+ *   against it, the imports of peer VRAM that do not, and the VRAM pinned
+ *   for peers.
  *
  * Peer-to-peer needs ``CONFIG_PCI_P2PDMA`` and a PCIe topology that
- * pci_p2pdma_distance() accepts. Where either is missing, every
- * attachment falls back to system memory.
+ * pci_p2pdma_distance() accepts. Where either is missing, attachments are
+ * not peer-to-peer, and get system memory or, for BOs that can only live
+ * in VRAM, fail to attach.
  */
 
 static int xe_dma_buf_attach(struct dma_buf *dmabuf,
@@ -66,6 +74,14 @@ static int xe_dma_buf_attach(struct dma_buf *dmabuf,
 		attach->peer2peer = false;
 
 	if (!attach->peer2peer && !xe_bo_can_migrate(gem_to_xe_bo(obj), XE_PL_TT))
+		return -EOPNOTSUPP;
+
+	/*
+	 * VRAM pinned for peers is out of reach for others. This is an early
+	 * answer without the lock; pin and map check again under it.
+	 */
+	if (!attach->peer2peer && xe_bo_is_pinned(gem_to_xe_bo(obj)) &&
+	    xe_bo_is_vram(gem_to_xe_bo(obj)))
 		return -EOPNOTSUPP;
 
 	xe_pm_runtime_get(to_xe_device(obj->dev));
@@ -147,12 +163,65 @@ bool xe_dma_buf_may_map_pinned(u32 mem_type, bool peer2peer)
 }
 EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_may_map_pinned);
 
+/**
+ * xe_dma_buf_peer_pin_fits() - whether peers may pin more VRAM
+ * @pinned: bytes of VRAM pinned for peers already
+ * @size: bytes to pin
+ * @vram: bytes of VRAM of the device
+ * @percent: the share of @vram that peers may pin, xe.peer_pin_vram_percent
+ *
+ * Return: true if @size more bytes stay within the share.
+ */
+bool xe_dma_buf_peer_pin_fits(u64 pinned, u64 size, u64 vram,
+			      unsigned int percent)
+{
+	return pinned + size <= div_u64(vram * min(percent, 100U), 100);
+}
+EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_peer_pin_fits);
+
 static bool xe_dma_buf_vram_shareable(struct xe_bo *bo)
 {
+	struct xe_device *xe = xe_bo_device(bo);
 	struct ttm_resource *res = bo->ttm.resource;
 
 	return xe_bo_is_vram(bo) && !xe_bo_needs_ccs_pages(bo) &&
-	       to_xe_ttm_vram_mgr_resource(res)->used_visible_size == res->size;
+	       to_xe_ttm_vram_mgr_resource(res)->used_visible_size == res->size &&
+	       (xe_bo_is_pinned(bo) ||
+		xe_dma_buf_peer_pin_fits(atomic64_read(&xe->mem.peer_pinned),
+					 bo->size, xe->mem.vram.actual_physical_size,
+					 xe_modparam.peer_pin_vram_percent));
+}
+
+/* Where pinning for the importers of @dmabuf leaves its BO, or an error. */
+static int xe_dma_buf_pin_target(struct dma_buf *dmabuf)
+{
+	struct xe_bo *bo = gem_to_xe_bo(dmabuf->priv);
+
+	return xe_dma_buf_pin_mem_type(bo->ttm.resource->mem_type,
+				       xe_bo_is_pinned(bo),
+				       xe_dma_buf_all_peer2peer(dmabuf),
+				       xe_dma_buf_vram_shareable(bo));
+}
+
+/* Count a first pin in VRAM against the peers' share, or say it is full. */
+static bool xe_dma_buf_reserve_peer_pin(struct xe_bo *bo)
+{
+	struct xe_device *xe = xe_bo_device(bo);
+	atomic64_t *pinned = &xe->mem.peer_pinned;
+	u64 before;
+
+	if (xe_bo_is_pinned(bo))
+		return true;
+
+	before = atomic64_add_return(bo->size, pinned) - bo->size;
+	if (!xe_dma_buf_peer_pin_fits(before, bo->size,
+				      xe->mem.vram.actual_physical_size,
+				      xe_modparam.peer_pin_vram_percent)) {
+		atomic64_sub(bo->size, pinned);
+		return false;
+	}
+
+	return true;
 }
 
 static int xe_dma_buf_pin(struct dma_buf_attachment *attach)
@@ -163,14 +232,15 @@ static int xe_dma_buf_pin(struct dma_buf_attachment *attach)
 	struct xe_device *xe = xe_bo_device(bo);
 	int mem_type, ret;
 
-	mem_type = xe_dma_buf_pin_mem_type(bo->ttm.resource->mem_type,
-					   xe_bo_is_pinned(bo),
-					   xe_dma_buf_all_peer2peer(dmabuf),
-					   xe_dma_buf_vram_shareable(bo));
+	mem_type = xe_dma_buf_pin_target(dmabuf);
 	if (mem_type < 0) {
 		drm_dbg(&xe->drm, "Can't migrate pinned bo for dma-buf pin.\n");
 		return mem_type;
 	}
+
+	/* Others pinned the last of the peers' share meanwhile. */
+	if (mem_type_is_vram(mem_type) && !xe_dma_buf_reserve_peer_pin(bo))
+		mem_type = XE_PL_TT;
 
 	ret = xe_bo_migrate(bo, mem_type, NULL);
 	if (ret) {
@@ -191,8 +261,11 @@ static void xe_dma_buf_unpin(struct dma_buf_attachment *attach)
 {
 	struct drm_gem_object *obj = attach->dmabuf->priv;
 	struct xe_bo *bo = gem_to_xe_bo(obj);
+	struct xe_device *xe = xe_bo_device(bo);
 
 	xe_bo_unpin_external(bo);
+	if (!xe_bo_is_pinned(bo) && xe_bo_is_vram(bo))
+		atomic64_sub(bo->size, &xe->mem.peer_pinned);
 }
 
 static struct sg_table *xe_dma_buf_map(struct dma_buf_attachment *attach,
@@ -341,65 +414,77 @@ error:
 }
 
 /**
- * xe_dma_buf_backing() - what backs a mapping an exporter handed us
- * @sgt: the mapping, or NULL if there is none yet
- *
- * Exporters describe device memory with DMA addresses only: it has no
- * struct pages. System memory comes with its pages.
- *
- * Return: the kind of memory behind @sgt.
- */
-enum xe_dma_buf_backing xe_dma_buf_backing(const struct sg_table *sgt)
-{
-	if (!sgt)
-		return XE_DMA_BUF_UNMAPPED;
-
-	return sg_page(sgt->sgl) ? XE_DMA_BUF_SYSTEM_PAGES :
-				   XE_DMA_BUF_DEVICE_MEMORY;
-}
-EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_backing);
-
-/**
  * xe_dma_buf_import_uses_gtt() - whether an import counts against GTT
- * @backing: what the exporter handed us, if anything yet
- * @peer2peer: whether the attachment is peer-to-peer
+ * @source: where the memory behind the import comes from
+ * @peer2peer: whether the import's attachment is peer-to-peer
  *
- * The GTT budget stands for host memory. An import of a peer's device
- * memory holds none, so it does not count. An import that was never
- * mapped is taken at its word: only a peer-to-peer attachment can be
- * handed device memory, and the first mapping settles the question.
+ * The GTT budget stands for host memory. An import of a peer's VRAM holds
+ * none, so it does not count. What another driver hands out cannot be
+ * told: importers must not look at the pages of a mapping. Such imports,
+ * and imports of system memory, count as they always did.
  *
  * Return: true if the import counts against the importer's GTT budget.
  */
-bool xe_dma_buf_import_uses_gtt(enum xe_dma_buf_backing backing,
+bool xe_dma_buf_import_uses_gtt(enum xe_dma_buf_source source,
 				bool peer2peer)
 {
-	switch (backing) {
-	case XE_DMA_BUF_UNMAPPED:
-		return !peer2peer;
-	case XE_DMA_BUF_SYSTEM_PAGES:
-		return true;
-	case XE_DMA_BUF_DEVICE_MEMORY:
-		return false;
-	}
-
-	return true;
+	return source != XE_DMA_BUF_XE_VRAM || !peer2peer;
 }
 EXPORT_SYMBOL_IF_KUNIT(xe_dma_buf_import_uses_gtt);
 
+/* Whether mapping @attach will hand out @bo from VRAM: see xe_dma_buf_map(). */
+static bool xe_dma_buf_maps_vram(struct xe_bo *bo,
+				 struct dma_buf_attachment *attach)
+{
+	if (!attach->peer2peer)
+		return false;
+
+	/* A pinned BO stays where it is; peers may map it there. */
+	if (xe_bo_is_pinned(bo))
+		return xe_bo_is_vram(bo);
+
+	/* Without MOVE_NOTIFY every map pins; an unpinned BO always can. */
+	if (!IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
+		return xe_dma_buf_pin_target(attach->dmabuf) != XE_PL_TT;
+
+	/* Peers map an unpinned BO where it is. */
+	return xe_bo_is_vram(bo);
+}
+
+static enum xe_dma_buf_source
+xe_dma_buf_source(struct dma_buf_attachment *attach)
+{
+	struct dma_buf *dmabuf = attach->dmabuf;
+	struct xe_bo *exported;
+
+	if (dmabuf->ops != &xe_dmabuf_ops)
+		return XE_DMA_BUF_FOREIGN;
+
+	/* The import shares the reservation of the BO it imports. */
+	dma_resv_assert_held(dmabuf->resv);
+	exported = gem_to_xe_bo(dmabuf->priv);
+
+	return xe_dma_buf_maps_vram(exported, attach) ? XE_DMA_BUF_XE_VRAM :
+							XE_DMA_BUF_XE_SYSTEM;
+}
+
 /**
- * xe_dma_buf_is_peer_import() - whether a BO imports a peer's device memory
- * @tbo: the TTM BO
+ * xe_dma_buf_import_is_peer() - whether a BO imports a peer's VRAM
+ * @tbo: the TTM BO, with its reservation held
  *
- * Return: true if @tbo imports memory that takes no GTT budget, as
- * decided by xe_dma_buf_import_uses_gtt() from its latest mapping.
+ * The answer is given with the reservation that the import shares with its
+ * exporter held, by the rules the exporter's map applies, so the map that
+ * follows hands out what was decided. Should the exporter move the memory
+ * later, it tells the importer, which then maps again and asks again.
+ *
+ * Return: true if @tbo imports a peer's VRAM, which takes no GTT budget.
  */
-bool xe_dma_buf_is_peer_import(const struct ttm_buffer_object *tbo)
+bool xe_dma_buf_import_is_peer(struct ttm_buffer_object *tbo)
 {
 	struct dma_buf_attachment *attach = tbo->base.import_attach;
 
 	return attach &&
-	       !xe_dma_buf_import_uses_gtt(xe_dma_buf_backing(tbo->sg),
+	       !xe_dma_buf_import_uses_gtt(xe_dma_buf_source(attach),
 					   attach->peer2peer);
 }
 

@@ -14,13 +14,13 @@
 #include "xe_bo.h"
 #include "xe_bo_types.h"
 #include "xe_device_types.h"
-#include "xe_dma_buf.h"
 #include "xe_exec_queue.h"
 #include "xe_force_wake.h"
 #include "xe_gt.h"
 #include "xe_hw_engine.h"
 #include "xe_pm.h"
 #include "xe_trace.h"
+#include "xe_ttm_sys_mgr.h"
 
 /**
  * DOC: DRM Client usage stats
@@ -186,7 +186,7 @@ static void bo_meminfo(struct xe_bo *bo,
 	 * An import of a peer's VRAM is placed in TT but holds no memory of
 	 * this device: it stays in shared and total, never in resident.
 	 */
-	if (xe_bo_has_pages(bo) && !xe_dma_buf_is_peer_import(&bo->ttm)) {
+	if (xe_bo_has_pages(bo) && !xe_ttm_sys_mgr_is_peer(bo->ttm.resource)) {
 		stats[mem_type].resident += sz;
 
 		if (!dma_resv_test_signaled(bo->ttm.base.resv,

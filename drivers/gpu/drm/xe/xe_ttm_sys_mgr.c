@@ -19,7 +19,7 @@
 
 struct xe_ttm_sys_node {
 	struct ttm_buffer_object *tbo;
-	/* Imports a peer's device memory: no host memory behind it. */
+	/* Imports a peer's VRAM: counted apart from the budget. */
 	bool peer;
 	struct ttm_range_mgr_node base;
 };
@@ -39,39 +39,41 @@ static struct xe_device *sys_mgr_to_xe(struct ttm_resource_manager *man)
  * xe_ttm_sys_mgr_usage() - the part of the GTT budget in use
  * @man: xe's system TTM manager
  *
- * The budget stands for host memory, so imports of a peer's device memory
- * do not count.
+ * The budget stands for host memory, so imports of a peer's VRAM do not
+ * count. TTM's own usage of @man still includes them.
  *
  * Return: the bytes in use.
  */
 u64 xe_ttm_sys_mgr_usage(struct ttm_resource_manager *man)
 {
-	s64 usage = ttm_resource_manager_usage(man) -
-		    atomic64_read(&sys_mgr_to_xe(man)->mem.sys_peer_usage);
-
-	/* The two counters are read apart: never report less than nothing. */
-	return max_t(s64, usage, 0);
+	return atomic64_read(&sys_mgr_to_xe(man)->mem.sys_used);
 }
 
 /**
- * xe_ttm_sys_mgr_set_peer() - say whether a GTT resource imports peer memory
- * @res: a resource of xe's system TTM manager
- * @peer: whether it imports a peer's device memory
+ * xe_ttm_sys_mgr_is_peer() - whether a resource imports a peer's VRAM
+ * @res: a resource of any xe memory type
  *
- * Allocation takes a guess for imports that were never mapped. Moving the
- * import maps it, and the mapping tells what it really is.
+ * Return: true if @res is a GTT resource of an import of a peer's VRAM.
  */
-void xe_ttm_sys_mgr_set_peer(struct ttm_resource *res, bool peer)
+bool xe_ttm_sys_mgr_is_peer(const struct ttm_resource *res)
 {
-	struct xe_ttm_sys_node *node = to_xe_ttm_sys_node(res);
-	struct xe_device *xe = ttm_to_xe_device(node->tbo->bdev);
-	s64 size = res->size;
+	return res->mem_type == XE_PL_TT &&
+	       container_of_const(res, struct xe_ttm_sys_node, base.base)->peer;
+}
 
-	if (node->peer == peer)
-		return;
+/* Count @size against the budget, unless @check and it does not fit. */
+static bool xe_ttm_sys_mgr_charge(struct ttm_resource_manager *man, u64 size,
+				  bool check)
+{
+	atomic64_t *used = &sys_mgr_to_xe(man)->mem.sys_used;
 
-	node->peer = peer;
-	atomic64_add(peer ? size : -size, &xe->mem.sys_peer_usage);
+	if (atomic64_add_return(size, used) > (man->size << PAGE_SHIFT) &&
+	    check) {
+		atomic64_sub(size, used);
+		return false;
+	}
+
+	return true;
 }
 
 static int xe_ttm_sys_mgr_new(struct ttm_resource_manager *man,
@@ -88,11 +90,12 @@ static int xe_ttm_sys_mgr_new(struct ttm_resource_manager *man,
 
 	node->tbo = tbo;
 	ttm_resource_init(tbo, place, &node->base.base);
-	xe_ttm_sys_mgr_set_peer(&node->base.base,
-				xe_dma_buf_is_peer_import(tbo));
 
-	if (!node->peer && !(place->flags & TTM_PL_FLAG_TEMPORARY) &&
-	    xe_ttm_sys_mgr_usage(man) > (man->size << PAGE_SHIFT)) {
+	node->peer = xe_dma_buf_import_is_peer(tbo);
+	if (node->peer) {
+		atomic64_add(tbo->base.size, &sys_mgr_to_xe(man)->mem.sys_peer);
+	} else if (!xe_ttm_sys_mgr_charge(man, tbo->base.size,
+					  !(place->flags & TTM_PL_FLAG_TEMPORARY))) {
 		r = -ENOSPC;
 		goto err_fini;
 	}
@@ -115,8 +118,10 @@ static void xe_ttm_sys_mgr_del(struct ttm_resource_manager *man,
 			       struct ttm_resource *res)
 {
 	struct xe_ttm_sys_node *node = to_xe_ttm_sys_node(res);
+	struct xe_device *xe = sys_mgr_to_xe(man);
 
-	xe_ttm_sys_mgr_set_peer(res, false);
+	atomic64_sub(res->size, node->peer ? &xe->mem.sys_peer :
+					     &xe->mem.sys_used);
 	ttm_resource_fini(man, res);
 	kfree(node);
 }
@@ -165,7 +170,8 @@ int xe_ttm_sys_mgr_init(struct xe_device *xe)
 
 	man->use_tt = true;
 	man->func = &xe_ttm_sys_mgr_func;
-	atomic64_set(&xe->mem.sys_peer_usage, 0);
+	atomic64_set(&xe->mem.sys_used, 0);
+	atomic64_set(&xe->mem.sys_peer, 0);
 	ttm_resource_manager_init(man, &xe->ttm, gtt_size >> PAGE_SHIFT);
 	ttm_set_driver_manager(&xe->ttm, XE_PL_TT, man);
 	ttm_resource_manager_set_used(man, true);

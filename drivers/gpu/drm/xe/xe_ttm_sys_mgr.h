@@ -14,6 +14,6 @@ struct xe_device;
 
 int xe_ttm_sys_mgr_init(struct xe_device *xe);
 u64 xe_ttm_sys_mgr_usage(struct ttm_resource_manager *man);
-void xe_ttm_sys_mgr_set_peer(struct ttm_resource *res, bool peer);
+bool xe_ttm_sys_mgr_is_peer(const struct ttm_resource *res);
 
 #endif

@@ -238,6 +238,12 @@ static int evict_test_run_tile(struct xe_device *xe, struct xe_tile *tile, struc
 			goto cleanup_all;
 		}
 
+		if (!xe_bo_needs_ccs_pages(external) && !external->backup) {
+			KUNIT_FAIL(test, "external bo has no backup\n");
+			err = -EPROTO;
+			goto cleanup_all;
+		}
+
 		for_each_gt(__gt, xe, id)
 			xe_gt_sanitize(__gt);
 		err = xe_bo_restore_kernel(xe);

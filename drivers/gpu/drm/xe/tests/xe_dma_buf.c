@@ -13,6 +13,7 @@
 
 #include "xe_pci.h"
 #include "xe_pm.h"
+#include "xe_ttm_sys_mgr.h"
 
 static bool p2p_enabled(struct dma_buf_test_params *params)
 {
@@ -56,7 +57,7 @@ static void check_residency(struct kunit *test, struct xe_bo *exported,
 
 	/* An import of VRAM holds no host memory, and takes no GTT budget. */
 	if (params->force_different_devices)
-		KUNIT_EXPECT_EQ(test, xe_dma_buf_is_peer_import(&imported->ttm),
+		KUNIT_EXPECT_EQ(test, xe_ttm_sys_mgr_is_peer(imported->ttm.resource),
 				mem_type_is_vram(mem_type));
 
 	if (xe_bo_is_pinned(exported))

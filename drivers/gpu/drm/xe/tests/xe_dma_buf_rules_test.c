@@ -6,53 +6,16 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
-#include <linux/scatterlist.h>
+#include <linux/sizes.h>
 
 #include <kunit/test.h>
 
 #include "xe_bo.h"
 #include "xe_dma_buf.h"
 
-static struct sg_table *alloc_sgt(struct kunit *test)
-{
-	struct sg_table *sgt;
-
-	sgt = kunit_kzalloc(test, sizeof(*sgt), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sgt);
-	KUNIT_ASSERT_EQ(test, sg_alloc_table(sgt, 1, GFP_KERNEL), 0);
-
-	return sgt;
-}
-
-static void xe_dma_buf_backing_tells_pages_from_device_memory(struct kunit *test)
-{
-	struct sg_table *system = alloc_sgt(test);
-	struct sg_table *device = alloc_sgt(test);
-	struct page *page;
-
-	page = alloc_page(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	sg_set_page(system->sgl, page, PAGE_SIZE, 0);
-
-	/* As exporters describe VRAM: a bus address and no page. */
-	sg_set_page(device->sgl, NULL, PAGE_SIZE, 0);
-	sg_dma_address(device->sgl) = 0x1000000;
-	sg_dma_len(device->sgl) = PAGE_SIZE;
-
-	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(NULL), XE_DMA_BUF_UNMAPPED);
-	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(system),
-			XE_DMA_BUF_SYSTEM_PAGES);
-	KUNIT_EXPECT_EQ(test, xe_dma_buf_backing(device),
-			XE_DMA_BUF_DEVICE_MEMORY);
-
-	sg_free_table(system);
-	sg_free_table(device);
-	__free_page(page);
-}
-
 struct import_case {
 	const char *name;
-	enum xe_dma_buf_backing backing;
+	enum xe_dma_buf_source source;
 	bool peer2peer;
 	bool uses_gtt;
 };
@@ -63,13 +26,14 @@ struct import_case {
  * exporter's BO, which is accounted where it lives.
  */
 static const struct import_case import_cases[] = {
-	{ "peer VRAM, P2P", XE_DMA_BUF_DEVICE_MEMORY, true, false },
-	/* A correct exporter never does this, and it holds no host memory. */
-	{ "peer VRAM, no P2P", XE_DMA_BUF_DEVICE_MEMORY, false, false },
-	{ "system memory, P2P", XE_DMA_BUF_SYSTEM_PAGES, true, true },
-	{ "system memory, no P2P", XE_DMA_BUF_SYSTEM_PAGES, false, true },
-	{ "not mapped yet, P2P", XE_DMA_BUF_UNMAPPED, true, false },
-	{ "not mapped yet, no P2P", XE_DMA_BUF_UNMAPPED, false, true },
+	{ "peer VRAM, P2P", XE_DMA_BUF_XE_VRAM, true, false },
+	/* The exporter moves it to TT for an importer that is no peer. */
+	{ "peer VRAM, no P2P", XE_DMA_BUF_XE_VRAM, false, true },
+	{ "peer system memory, P2P", XE_DMA_BUF_XE_SYSTEM, true, true },
+	{ "peer system memory, no P2P", XE_DMA_BUF_XE_SYSTEM, false, true },
+	/* What another driver hands out cannot be told. */
+	{ "other driver, P2P", XE_DMA_BUF_FOREIGN, true, true },
+	{ "other driver, no P2P", XE_DMA_BUF_FOREIGN, false, true },
 };
 
 static void import_case_desc(const struct import_case *c, char *desc)
@@ -83,7 +47,7 @@ static void xe_dma_buf_import_charges_host_memory_only(struct kunit *test)
 {
 	const struct import_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, xe_dma_buf_import_uses_gtt(c->backing,
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_import_uses_gtt(c->source,
 							 c->peer2peer),
 			c->uses_gtt);
 }
@@ -303,8 +267,43 @@ static void xe_dma_buf_importers_get_what_they_can_reach(struct kunit *test)
 	dma_resv_fini(&fake->resv);
 }
 
+struct fits_case {
+	const char *name;
+	u64 pinned;
+	u64 size;
+	unsigned int percent;
+	bool fits;
+};
+
+static const struct fits_case fits_cases[] = {
+	{ "nothing pinned", 0, SZ_1G, 50, true },
+	{ "up to the share", 7ULL * SZ_1G, SZ_1G, 50, true },
+	{ "one byte over", 7ULL * SZ_1G, SZ_1G + 1, 50, false },
+	{ "share full", 8ULL * SZ_1G, PAGE_SIZE, 50, false },
+	{ "share 0", 0, PAGE_SIZE, 0, false },
+	{ "share 100", 15ULL * SZ_1G, SZ_1G, 100, true },
+	{ "share over 100 is 100", 15ULL * SZ_1G, SZ_1G + 1, 200, false },
+};
+
+static void fits_case_desc(const struct fits_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fits, fits_cases, fits_case_desc);
+
+/* A device with 16 GiB of VRAM. */
+static void xe_dma_buf_peer_pins_stay_within_their_share(struct kunit *test)
+{
+	const struct fits_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, xe_dma_buf_peer_pin_fits(c->pinned, c->size,
+						       16ULL * SZ_1G,
+						       c->percent),
+			c->fits);
+}
+
 static struct kunit_case xe_dma_buf_rules_tests[] = {
-	KUNIT_CASE(xe_dma_buf_backing_tells_pages_from_device_memory),
 	KUNIT_CASE_PARAM(xe_dma_buf_import_charges_host_memory_only,
 			 import_gen_params),
 	KUNIT_CASE(xe_dma_buf_all_peer2peer_needs_every_attachment),
@@ -312,6 +311,8 @@ static struct kunit_case xe_dma_buf_rules_tests[] = {
 			 pin_gen_params),
 	KUNIT_CASE_PARAM(xe_dma_buf_importers_get_what_they_can_reach,
 			 sequence_gen_params),
+	KUNIT_CASE_PARAM(xe_dma_buf_peer_pins_stay_within_their_share,
+			 fits_gen_params),
 	{}
 };
 
