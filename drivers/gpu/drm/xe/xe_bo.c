@@ -580,6 +580,7 @@ static int xe_bo_move_dmabuf(struct ttm_buffer_object *ttm_bo,
 
 	ttm_bo->sg = sg;
 	xe_tt->sg = sg;
+	xe_ttm_sys_mgr_set_peer(new_res, xe_dma_buf_import_is_peer(ttm_bo));
 
 out:
 	ttm_bo_move_null(ttm_bo, new_res);
@@ -1894,19 +1895,17 @@ int xe_bo_pin_external(struct xe_bo *bo, bool in_place)
 	xe_assert(xe, !bo->vm);
 	xe_assert(xe, xe_bo_is_user(bo));
 
-	if (!xe_bo_is_pinned(bo)) {
-		if (!in_place) {
-			err = xe_bo_validate(bo, NULL, false, NULL);
-			if (err)
-				return err;
-		}
+	if (!xe_bo_is_pinned(bo) && !in_place) {
+		err = xe_bo_validate(bo, NULL, false, NULL);
+		if (err)
+			return err;
+	}
 
-		if (xe_bo_is_vram(bo)) {
-			spin_lock(&xe->pinned.lock);
-			list_add_tail(&bo->pinned_link,
-				      &xe->pinned.external_vram);
-			spin_unlock(&xe->pinned.lock);
-		}
+	/* Others may have pinned it too: the list follows external pins. */
+	if (!bo->external_pins++ && xe_bo_is_vram(bo)) {
+		spin_lock(&xe->pinned.lock);
+		list_add_tail(&bo->pinned_link, &xe->pinned.external_vram);
+		spin_unlock(&xe->pinned.lock);
 	}
 
 	ttm_bo_pin(&bo->ttm);
@@ -1996,11 +1995,18 @@ void xe_bo_unpin_external(struct xe_bo *bo)
 	xe_assert(xe, !bo->vm);
 	xe_assert(xe, xe_bo_is_pinned(bo));
 	xe_assert(xe, xe_bo_is_user(bo));
+	xe_assert(xe, bo->external_pins);
 
-	spin_lock(&xe->pinned.lock);
-	if (bo->ttm.pin_count == 1 && !list_empty(&bo->pinned_link))
-		list_del_init(&bo->pinned_link);
-	spin_unlock(&xe->pinned.lock);
+	if (!--bo->external_pins) {
+		spin_lock(&xe->pinned.lock);
+		if (!list_empty(&bo->pinned_link))
+			list_del_init(&bo->pinned_link);
+		spin_unlock(&xe->pinned.lock);
+
+		/* A suspend that failed may have left one. */
+		if (bo->backup)
+			xe_bo_drop_backup(bo);
+	}
 
 	ttm_bo_unpin(&bo->ttm);
 

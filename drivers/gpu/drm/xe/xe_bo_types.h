@@ -60,6 +60,11 @@ struct xe_bo {
 	 * this external BO pinned in VRAM
 	 */
 	struct xe_bo *backup;
+	/**
+	 * @external_pins: pins taken by xe_bo_pin_external(), apart from
+	 * other pins of the same BO, such as display's; under its reservation
+	 */
+	unsigned int external_pins;
 #ifdef CONFIG_PROC_FS
 	/**
 	 * @client: @xe_drm_client which created the bo

@@ -37,8 +37,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  *   attachment, the import takes no GTT budget, TTM does not evict it to
  *   make room in TT, and fdinfo reports it as shared, not as resident.
  *   The decision is taken with the reservation the import shares with its
- *   exporter held. Imports from other drivers, whose mappings an importer
- *   may not look into, and imports of system memory count as before.
+ *   exporter held, before the map and again once it is made. Imports from
+ *   other drivers, whose mappings an importer may not look into, and
+ *   imports of system memory count as before.
  *
  * - **Exporter.** Without ``CONFIG_DMABUF_MOVE_NOTIFY`` every map pins, and
  *   with it, some importers pin explicitly. A BO that lies in VRAM is
@@ -47,11 +48,12 @@ MODULE_IMPORT_NS(DMA_BUF);
  *   within the share of VRAM that peers may keep pinned,
  *   ``xe.peer_pin_vram_percent`` (50 by default, 0 keeps every pin in
  *   TT). Otherwise it is pinned in TT, as before. An importer that is not
- *   a peer cannot use a BO pinned in VRAM: its attach fails with
- *   -EOPNOTSUPP, its pin with -EINVAL and its map with -EBUSY, whichever
- *   comes first. Across suspend such a BO keeps its VRAM, and its contents
- *   wait in a backup in system memory. Nothing stops peers from accessing
- *   it while the exporter suspends, so they must be idle then.
+ *   a peer cannot use a BO pinned in VRAM: its pin fails with -EINVAL, or,
+ *   if it maps without pinning, its map with -EBUSY. Peers read the VRAM
+ *   as it is: what a compressing PAT index wrote reaches them compressed.
+ *   Across suspend such a BO keeps its VRAM, and its contents wait in a
+ *   backup in system memory. Nothing stops peers from accessing it while
+ *   the exporter suspends, so they must be idle then.
  *
  * - **Observability.** The debugfs file ``host_memory`` of each device
  *   shows the host memory TTM populated for it, the TT budget, what counts
@@ -74,14 +76,6 @@ static int xe_dma_buf_attach(struct dma_buf *dmabuf,
 		attach->peer2peer = false;
 
 	if (!attach->peer2peer && !xe_bo_can_migrate(gem_to_xe_bo(obj), XE_PL_TT))
-		return -EOPNOTSUPP;
-
-	/*
-	 * VRAM pinned for peers is out of reach for others. This is an early
-	 * answer without the lock; pin and map check again under it.
-	 */
-	if (!attach->peer2peer && xe_bo_is_pinned(gem_to_xe_bo(obj)) &&
-	    xe_bo_is_vram(gem_to_xe_bo(obj)))
 		return -EOPNOTSUPP;
 
 	xe_pm_runtime_get(to_xe_device(obj->dev));
@@ -185,8 +179,8 @@ static bool xe_dma_buf_vram_shareable(struct xe_bo *bo)
 	struct ttm_resource *res = bo->ttm.resource;
 
 	return xe_bo_is_vram(bo) && !xe_bo_needs_ccs_pages(bo) &&
-	       to_xe_ttm_vram_mgr_resource(res)->used_visible_size == res->size &&
-	       (xe_bo_is_pinned(bo) ||
+	       to_xe_ttm_vram_mgr_resource(res)->used_visible_size >= res->size &&
+	       (bo->external_pins ||
 		xe_dma_buf_peer_pin_fits(atomic64_read(&xe->mem.peer_pinned),
 					 bo->size, xe->mem.vram.actual_physical_size,
 					 xe_modparam.peer_pin_vram_percent));
@@ -203,14 +197,14 @@ static int xe_dma_buf_pin_target(struct dma_buf *dmabuf)
 				       xe_dma_buf_vram_shareable(bo));
 }
 
-/* Count a first pin in VRAM against the peers' share, or say it is full. */
+/* Count a first external pin in VRAM against the peers' share, or refuse. */
 static bool xe_dma_buf_reserve_peer_pin(struct xe_bo *bo)
 {
 	struct xe_device *xe = xe_bo_device(bo);
 	atomic64_t *pinned = &xe->mem.peer_pinned;
 	u64 before;
 
-	if (xe_bo_is_pinned(bo))
+	if (bo->external_pins)
 		return true;
 
 	before = atomic64_add_return(bo->size, pinned) - bo->size;
@@ -263,9 +257,9 @@ static void xe_dma_buf_unpin(struct dma_buf_attachment *attach)
 	struct xe_bo *bo = gem_to_xe_bo(obj);
 	struct xe_device *xe = xe_bo_device(bo);
 
-	xe_bo_unpin_external(bo);
-	if (!xe_bo_is_pinned(bo) && xe_bo_is_vram(bo))
+	if (bo->external_pins == 1 && xe_bo_is_vram(bo))
 		atomic64_sub(bo->size, &xe->mem.peer_pinned);
+	xe_bo_unpin_external(bo);
 }
 
 static struct sg_table *xe_dma_buf_map(struct dma_buf_attachment *attach,
@@ -473,9 +467,10 @@ xe_dma_buf_source(struct dma_buf_attachment *attach)
  * @tbo: the TTM BO, with its reservation held
  *
  * The answer is given with the reservation that the import shares with its
- * exporter held, by the rules the exporter's map applies, so the map that
- * follows hands out what was decided. Should the exporter move the memory
- * later, it tells the importer, which then maps again and asks again.
+ * exporter held, by the rules the exporter's map applies: before the map,
+ * when the import's GTT resource is allocated, as a forecast, and right
+ * after it, when the exporter has chosen. Should the exporter move the
+ * memory later, it tells the importer, which then maps again and asks again.
  *
  * Return: true if @tbo imports a peer's VRAM, which takes no GTT budget.
  */

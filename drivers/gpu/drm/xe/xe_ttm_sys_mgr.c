@@ -61,6 +61,29 @@ bool xe_ttm_sys_mgr_is_peer(const struct ttm_resource *res)
 	       container_of_const(res, struct xe_ttm_sys_node, base.base)->peer;
 }
 
+/**
+ * xe_ttm_sys_mgr_set_peer() - settle whether a GTT resource imports peer VRAM
+ * @res: a resource of xe's system TTM manager
+ * @peer: whether the mapping made for it hands out a peer's VRAM
+ *
+ * The decision at allocation forecasts the map that follows. Once mapped,
+ * the exporter has chosen, and the resource moves between the counters if
+ * the forecast was wrong. It is not checked against the budget then: the
+ * pages behind it, if any, are the exporter's.
+ */
+void xe_ttm_sys_mgr_set_peer(struct ttm_resource *res, bool peer)
+{
+	struct xe_ttm_sys_node *node = to_xe_ttm_sys_node(res);
+	struct xe_device *xe = ttm_to_xe_device(node->tbo->bdev);
+
+	if (node->peer == peer)
+		return;
+
+	node->peer = peer;
+	atomic64_add(res->size, peer ? &xe->mem.sys_peer : &xe->mem.sys_used);
+	atomic64_sub(res->size, peer ? &xe->mem.sys_used : &xe->mem.sys_peer);
+}
+
 /* Count @size against the budget, unless @check and it does not fit. */
 static bool xe_ttm_sys_mgr_charge(struct ttm_resource_manager *man, u64 size,
 				  bool check)

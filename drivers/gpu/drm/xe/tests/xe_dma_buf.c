@@ -98,10 +98,15 @@ static void check_residency(struct kunit *test, struct xe_bo *exported,
 
 	KUNIT_EXPECT_TRUE(test, xe_bo_is_mem_type(exported, mem_type));
 
-	if (params->force_different_devices)
+	if (params->force_different_devices) {
 		KUNIT_EXPECT_TRUE(test, xe_bo_is_mem_type(imported, XE_PL_TT));
-	else
+		/* Mapped again after the eviction, and settled again. */
+		KUNIT_EXPECT_EQ(test,
+				xe_ttm_sys_mgr_is_peer(imported->ttm.resource),
+				mem_type_is_vram(mem_type));
+	} else {
 		KUNIT_EXPECT_TRUE(test, exported == imported);
+	}
 }
 
 static void xe_test_dmabuf_import_same_driver(struct xe_device *xe)
