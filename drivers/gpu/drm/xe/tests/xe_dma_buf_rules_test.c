@@ -36,12 +36,7 @@ static const struct import_case import_cases[] = {
 	{ "other driver, no P2P", XE_DMA_BUF_FOREIGN, false, true },
 };
 
-static void import_case_desc(const struct import_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(import, import_cases, import_case_desc);
+KUNIT_ARRAY_PARAM_DESC(import, import_cases, name);
 
 static void xe_dma_buf_import_charges_host_memory_only(struct kunit *test)
 {
@@ -134,12 +129,7 @@ static const struct pin_case pin_cases[] = {
 	{ "system, all peers", XE_PL_SYSTEM, false, true, false, XE_PL_TT },
 };
 
-static void pin_case_desc(const struct pin_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(pin, pin_cases, pin_case_desc);
+KUNIT_ARRAY_PARAM_DESC(pin, pin_cases, name);
 
 static void xe_dma_buf_pin_keeps_vram_for_peers_only(struct kunit *test)
 {
@@ -238,12 +228,7 @@ static int fake_map(struct fake_dma_buf *fake, struct fake_bo *bo,
 	return bo->mem_type;
 }
 
-static void sequence_case_desc(const struct sequence_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(sequence, sequence_cases, sequence_case_desc);
+KUNIT_ARRAY_PARAM_DESC(sequence, sequence_cases, name);
 
 static void xe_dma_buf_importers_get_what_they_can_reach(struct kunit *test)
 {
@@ -285,12 +270,7 @@ static const struct fits_case fits_cases[] = {
 	{ "share over 100 is 100", 15ULL * SZ_1G, SZ_1G + 1, 200, false },
 };
 
-static void fits_case_desc(const struct fits_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(fits, fits_cases, fits_case_desc);
+KUNIT_ARRAY_PARAM_DESC(fits, fits_cases, name);
 
 /* A device with 16 GiB of VRAM. */
 static void xe_dma_buf_peer_pins_stay_within_their_share(struct kunit *test)
