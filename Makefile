@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 H := harness
 
-.PHONY: all help deps base tree export kunit boot bench verify check send-check docs harness-test
+.PHONY: all help deps base tree export kunit boot bench verify distro-check deb check send-check docs harness-test
 
 all: tree boot ## Build the patched kernel, boot it under QEMU and run its tests
 
@@ -34,6 +34,12 @@ bench: tree ## Run the vttm overcommit benchmark in the booted kernel; plot it
 verify: tree ## Reviewer checks: apply, bisect, view, checkpatch, sparse, W=1, kernel-doc
 	@bash $(H)/verify.sh
 
+distro-check: tree ## Debian's config + the series' options: modules build, modpost, CGROUP_DMEM=n
+	@bash $(H)/distro-check.sh
+
+deb: tree ## Installable linux-image/headers .debs in Debian's config (TRIM=1: a cut for GPU machines)
+	@bash $(H)/deb.sh
+
 send-check: tree ## Ready to send: get_maintainer To/Cc into the cover, send-email dry run, mail checks
 	@bash $(H)/send-check.sh
 
@@ -43,5 +49,5 @@ docs: tree ## Render the touched docs with Sphinx; fail on warnings about the se
 harness-test: ## Prove the harness fails on broken input
 	@bash $(H)/tests/run.sh
 
-check: ## tree + kunit + verify + send-check + boot + harness-test: the test command
+check: ## tree + kunit + verify + distro-check + send-check + boot + harness-test: the test command
 	@bash $(H)/check.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check: tree, kunit, verify, send-check, boot and the harness' own
+# make check: tree, kunit, verify, distro-check, send-check, boot and the harness' own
 # tests, in that order, stopping at the first failure. Ends with the time
 # taken and one line that adds up the tests of every step.
 set -euo pipefail
@@ -9,7 +9,7 @@ start=$(date +%s)
 sums=$(mktemp)
 trap 'rm -f "$sums"' EXIT
 
-for step in tree kunit verify send-check boot harness-test; do
+for step in tree kunit verify distro-check send-check boot harness-test; do
 	note "make $step"
 	mkdir -p "$BUILD"
 	make --no-print-directory -C "$TOP" "$step" 2>&1 | tee "$BUILD/check-$step.log" ||

@@ -6,7 +6,8 @@
 #  - checkpatch --strict --codespell is clean on every patch;
 #  - sparse (C=2) and W=1 add no warnings on the objects the series touches;
 #  - kernel-doc adds no warnings on the files the series touches;
-#  - the uAPI headers it touches are self-contained, as headers_check wants.
+#  - the uAPI headers it touches are self-contained, as headers_check wants;
+#  - the IGT patches of igt-tests/ are well formed (harness/igt-check.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +19,7 @@ require_tree
 bash "$TOP/harness/view.sh" check
 
 bash "$TOP/harness/checkpatch.sh" || fail=1
+bash "$TOP/harness/igt-check.sh" || fail=1
 
 # --- a fresh base, patch by patch ------------------------------------------
 if [ ! -d "$VTREE" ]; then

@@ -75,6 +75,24 @@ PATCH
 expect_fail "a checkpatch error fails" "not clean" \
 	bash "$TOP/harness/checkpatch.sh" "$tmp/0001-bad.patch"
 
+# --- the IGT patches -------------------------------------------------------
+igt_case() {
+	rm -rf "$tmp/igt" && cp -r "$TOP/igt-tests" "$tmp/igt"
+	first=$(find "$tmp/igt" -name '0001-*.patch')
+}
+igt_check() { IGT_DIR=$tmp/igt bash "$TOP/harness/igt-check.sh"; }
+igt_case
+expect_pass "the IGT patches pass" igt_check
+igt_case
+sed -i '/^Signed-off-by:/d' "$first"
+expect_fail "an IGT patch without Signed-off-by fails" "no Signed-off-by" igt_check
+igt_case
+sed -i 's/^Subject: \[PATCH i-g-t /Subject: [PATCH /' "$first"
+expect_fail "an IGT patch without the i-g-t prefix fails" "subject is not" igt_check
+igt_case
+sed -i '0,/^+#include "igt.h"$/s//+#include "igt.h" /' "$first"
+expect_fail "an IGT patch checkpatch flags fails" "checkpatch is not clean" igt_check
+
 # --- make tree refusals, on a throw-away worktree at base ------------------
 proj=$tmp/proj
 mkdir -p "$proj/series" "$tmp/build"
