@@ -240,6 +240,11 @@ struct ttm_lru_walk {
 	 * instead of @ticket alone, and keep the ones that move locked.
 	 */
 	struct drm_exec *exec;
+	/**
+	 * @exec_victims: Index of the first of @exec's objects that this
+	 * walk locked: the victims it holds.
+	 */
+	unsigned int exec_victims;
 };
 
 s64 ttm_lru_walk_for_evict(struct ttm_lru_walk *walk, struct ttm_device *bdev,

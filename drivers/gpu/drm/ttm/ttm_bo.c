@@ -767,6 +767,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	if (own && !ctx->allow_res_evict)
 		return -EBUSY;
 
+	evict_walk.walk.exec_victims = first;
 	lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
 
 	/* Memory that dmem.low protects goes only when nothing else is left. */
@@ -1109,7 +1110,9 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * there. Victims are locked the way the exec's flags say, interruptibly
  * with %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space
  * they freed is allocated, so their owners cannot move them back in
- * between, and are unlocked before ttm_bo_validate() returns. Buffers the
+ * between, and are unlocked before ttm_bo_validate() returns. Other BOs
+ * that share a held victim's reservation, such as the BOs private to one
+ * VM, are evicted under that lock. Buffers the
  * transaction holds are its own and are never evicted by it, with one
  * exception: the object drm_exec prelocked after a back-off, normally the
  * victim that caused it. A caller that interleaves locking and validation

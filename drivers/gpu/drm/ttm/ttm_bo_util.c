@@ -845,6 +845,27 @@ static bool ttm_lru_walk_exec_lockable(struct ttm_buffer_object *bo)
 }
 
 /*
+ * Does a victim this walk holds, or the object drm_exec prelocked, share
+ * @obj's reservation? BOs that share one, such as the BOs private to a VM,
+ * are then evicted under that lock: a second lock attempt would only find
+ * it taken.
+ */
+static bool ttm_lru_walk_victim_holds(struct ttm_lru_walk *walk,
+				      struct drm_gem_object *obj)
+{
+	struct drm_exec *exec = walk->exec;
+	unsigned int i;
+
+	if (exec->prelocked && exec->prelocked->resv == obj->resv)
+		return true;
+
+	for (i = walk->exec_victims; i < exec->num_objects; i++)
+		if (drm_exec_obj(exec, i)->resv == obj->resv)
+			return true;
+	return false;
+}
+
+/*
  * Lock @bo through the caller's transaction. -EDEADLK goes back untouched,
  * with the exec contended, so the caller backs off and retries with a ticket
  * that keeps its age. *@locked tells whether the exec now tracks a lock
@@ -868,13 +889,16 @@ static int ttm_lru_walk_exec_lock(struct ttm_lru_walk *walk,
 	 * prelocked after a back-off, the victim a walk contended on: locking
 	 * it again hands it over to the exec's tracking.
 	 */
-	if (dma_resv_locking_ctx(obj->resv) == walk->ticket &&
-	    obj != walk->exec->prelocked)
-		ret = -EALREADY;
-	else
+	if (dma_resv_locking_ctx(obj->resv) != walk->ticket ||
+	    obj == walk->exec->prelocked) {
 		ret = drm_exec_lock_obj(walk->exec, obj);
+		*locked = !ret;
+	} else if (ttm_lru_walk_victim_holds(walk, obj)) {
+		ret = 0;
+	} else {
+		ret = -EALREADY;
+	}
 
-	*locked = !ret;
 	drm_gem_object_put(obj);
 	return ret;
 }

@@ -924,7 +924,8 @@ static int amdgpu_cs_validate_bos(struct amdgpu_cs_parser *p)
 	r = amdgpu_vm_validate(p->adev, &fpriv->vm, NULL,
 			       amdgpu_cs_bo_validate, p);
 	if (r) {
-		if (r != -EDEADLK)
+		/* Back-offs and signals are no failure worth a message. */
+		if (r != -EDEADLK && r != -ERESTARTSYS && r != -EINTR)
 			DRM_ERROR("amdgpu_vm_validate() failed.\n");
 		return r;
 	}
@@ -1059,12 +1060,15 @@ static int amdgpu_cs_parser_bos(struct amdgpu_cs_parser *p,
 	return 0;
 
 out_free_user_pages:
+	/*
+	 * By the range, not the pages: a retry of the loop may have handed
+	 * the pages over already.
+	 */
 	amdgpu_bo_list_for_each_userptr_entry(e, p->bo_list) {
 		struct amdgpu_bo *bo = e->bo;
 
-		if (!e->user_pages)
-			continue;
-		amdgpu_ttm_tt_get_user_pages_done(bo->tbo.ttm, e->range);
+		if (e->range)
+			amdgpu_ttm_tt_get_user_pages_done(bo->tbo.ttm, e->range);
 		kvfree(e->user_pages);
 		e->user_pages = NULL;
 		e->range = NULL;

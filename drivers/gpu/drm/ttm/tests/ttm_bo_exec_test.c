@@ -127,10 +127,13 @@ static struct ttm_resource_manager *exec_test_vram(struct kunit *test,
 	return ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
 }
 
-/* An unlocked BO of @size with its own reservation, placed in @placement. */
-static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
-					      struct ttm_placement *placement,
-					      size_t size)
+/*
+ * An unlocked BO of @size placed in @placement, with its own reservation or,
+ * like the BOs private to a VM, with @resv.
+ */
+static struct ttm_buffer_object *
+exec_test_bo_resv(struct kunit *test, struct ttm_placement *placement,
+		  size_t size, struct dma_resv *resv)
 {
 	struct ttm_test_devices *priv = test->priv;
 	struct ttm_operation_ctx ctx = { };
@@ -141,13 +144,22 @@ static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, bo);
 
 	drm_gem_private_object_init(priv->drm, &bo->base, size);
+	if (resv)
+		dma_resv_lock(resv, NULL);
 	err = ttm_bo_init_reserved(priv->ttm_dev, bo, ttm_bo_type_device,
-				   placement, PAGE_SIZE, &ctx, NULL, NULL,
+				   placement, PAGE_SIZE, &ctx, NULL, resv,
 				   &dummy_ttm_bo_destroy);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	dma_resv_unlock(bo->base.resv);
 
 	return bo;
+}
+
+static struct ttm_buffer_object *exec_test_bo(struct kunit *test,
+					      struct ttm_placement *placement,
+					      size_t size)
+{
+	return exec_test_bo_resv(test, placement, size, NULL);
 }
 
 /* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting -EDEADLK into @ticket. */
@@ -585,6 +597,42 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	ttm_bo_put(first);
 }
 
+/*
+ * One allocation needs two victims that share one reservation, as the BOs
+ * private to a VM do, held by a younger transaction. The older one waits
+ * for the lock once and evicts both under it.
+ */
+static void ttm_bo_exec_victims_share_resv(struct kunit *test)
+{
+	struct ttm_buffer_object *first, *sibling, *bo;
+	struct exec_holder younger = { };
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, 2 * EXEC_BO_SIZE);
+	first = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	sibling = exec_test_bo_resv(test, &vram_placement, EXEC_BO_SIZE,
+				    first->base.resv);
+	bo = exec_test_bo(test, &sys_placement, 2 * EXEC_BO_SIZE);
+	younger.bos[younger.nr++] = first;
+
+	drm_exec_init(&exec, 0, 0);
+	err = exec_test_validate_past(test, &exec, bo, &younger);
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, first->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, sibling->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 2);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(first->base.resv));
+
+	drm_exec_fini(&exec);
+	ttm_bo_put(bo);
+	ttm_bo_put(sibling);
+	ttm_bo_put(first);
+}
+
 struct exec_stress {
 	struct ttm_buffer_object *bos[STRESS_BOS];
 	bool use_exec;
@@ -780,6 +828,7 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
 	KUNIT_CASE(ttm_bo_exec_victims_held_until_allocated),
+	KUNIT_CASE(ttm_bo_exec_victims_share_resv),
 	KUNIT_CASE_PARAM_ATTR(ttm_bo_exec_stress, exec_inject_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
