@@ -90,7 +90,7 @@ igt_case
 sed -i 's/^Subject: \[PATCH i-g-t /Subject: [PATCH /' "$first"
 expect_fail "an IGT patch without the i-g-t prefix fails" "subject is not" igt_check
 igt_case
-sed -i '0,/^+#include "igt.h"$/s//+#include "igt.h" /' "$first"
+sed -i '0,/^+#include \(.*\)$/s//+#include \1 /' "$first"
 expect_fail "an IGT patch checkpatch flags fails" "checkpatch is not clean" igt_check
 
 # --- make tree refusals, on a throw-away worktree at base ------------------
