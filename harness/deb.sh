@@ -11,8 +11,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-DEB_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
-FRAG=$TOP/harness/distro
 SUFFIX=-ttm-overcommit
 TRIM=${TRIM:-0}
 
@@ -42,33 +40,26 @@ kmake() {
 # What a running machine's lsmod would print, for localmodconfig.
 lsmod_of_trim_list() {
 	echo "Module                  Size  Used by"
-	grep -v '^#' "$FRAG/trim.modules" | tr ' ' '\n' | sed '/^$/d' |
+	grep -v '^#' "$DISTRO/trim.modules" | tr ' ' '\n' | sed '/^$/d' |
 		awk '{ print $1, 0, 0 }'
 }
 
 start=$(date +%s)
 xz -dc "$DEB_CONFIG" >"$OUT/debian.config"
-frags=("$FRAG/series.config")
+frags=("$DISTRO/series.config")
 if [ "$TRIM" = 1 ]; then
 	cp "$OUT/debian.config" "$OBJ/.config"
 	kmake olddefconfig >/dev/null
 	lsmod_of_trim_list >"$OUT/lsmod"
 	kmake LSMOD="$OUT/lsmod" localmodconfig >/dev/null 2>"$OUT/localmodconfig.log"
 	cp "$OBJ/.config" "$OUT/trimmed.config"
-	frags+=("$FRAG/check.config")
+	frags+=("$DISTRO/check.config")
 	base_config=$OUT/trimmed.config
 else
 	base_config=$OUT/debian.config
 fi
-(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$OBJ" \
-	"$base_config" "${frags[@]}" >/dev/null)
-kmake olddefconfig >/dev/null
-for frag in "${frags[@]}"; do
-	while read -r line; do
-		grep -qxF -- "$line" "$OBJ/.config" ||
-			die "$(basename "$frag"): '$line' did not resolve"
-	done < <(grep -E '^(CONFIG_|# CONFIG_.* is not set$)' "$frag")
-done
+merge_config "$SRC" "$OBJ" "$base_config" "${frags[@]}" ||
+	die "the series' options do not resolve in Debian's config"
 note "config: $(grep -c '=m$' "$OBJ/.config") module(s), $(grep -c '=y$' "$OBJ/.config") built-in option(s)"
 
 rm -f "$OUT"/*.deb "$OUT"/*.buildinfo "$OUT"/*.changes

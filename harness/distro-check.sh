@@ -16,9 +16,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-DEB_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
-DEB_SYMVERS=/usr/src/linux-headers-$BASE_UPSTREAM+deb12-amd64/Module.symvers
-FRAG=$TOP/harness/distro
 OUT=$BUILD/distro
 OUT_NODMEM=$BUILD/distro-nodmem
 
@@ -49,36 +46,13 @@ config_for() {
 	mkdir -p "$out"
 	new=$(mktemp -d)
 	xz -dc "$DEB_CONFIG" >"$new/debian.config"
-	(cd "$TREE" && scripts/kconfig/merge_config.sh -m -O "$new" \
-		"$new/debian.config" "$@" >/dev/null)
-	kmake "$new" olddefconfig >/dev/null
+	merge_config "$TREE" "$new" "$new/debian.config" "$@" || {
+		rm -rf "$new"
+		return 1
+	}
 	cmp -s "$new/.config" "$out/.config" || cp "$new/.config" "$out/.config"
 	rm -rf "$new"
 	kmake "$out" olddefconfig >/dev/null
-	config_has "$out/.config" "$@"
-}
-
-# config_has CONFIG FRAGMENT...: every option is set as the last fragment
-# that names it asks.
-config_has() {
-	local config=$1 line bad=0
-	shift
-	while read -r line; do
-		grep -qxF -- "$line" "$config" || {
-			echo "  '$line' did not resolve" >&2
-			bad=1
-		}
-	done < <(wanted_options "$@")
-	return $bad
-}
-
-# The option lines of the fragments, the last one winning.
-wanted_options() {
-	grep -hE '^(CONFIG_|# CONFIG_.* is not set$)' "$@" |
-		awk '{ name = $1 == "#" ? $2 : substr($0, 1, index($0, "=") - 1)
-		       if (!(name in line)) order[n++] = name
-		       line[name] = $0 }
-		     END { for (i = 0; i < n; i++) print line[order[i]] }'
 }
 
 # The kernel objects the series changes, tests aside (KUnit is off in
@@ -141,7 +115,7 @@ start=$(date +%s)
 modules_cover_series || die "MODULES does not cover the modules the series changes"
 
 note "distro config: Debian's amd64 config + series.config"
-config_for "$OUT" "$FRAG/series.config" "$FRAG/check.config" ||
+config_for "$OUT" "$DISTRO/series.config" "$DISTRO/check.config" ||
 	die "the series' options do not resolve in Debian's config"
 
 note "building ${MODULES[*]##*/}, kernel/cgroup/ and $(($(loose_objects | wc -l) + ${#ENABLED_OBJECTS[@]})) more object(s) in $OUT"
@@ -166,8 +140,8 @@ missing=$(LC_ALL=C join -v1 "$OUT/used" "$OUT/provided" || true)
 note "modpost: $(cut -d' ' -f1 "$OUT/used" | sort -u | wc -l) symbol(s) the modules use, all exported"
 
 note "CONFIG_CGROUP_DMEM=n: the touched objects build with the stubs"
-config_for "$OUT_NODMEM" "$FRAG/series.config" "$FRAG/check.config" \
-	"$FRAG/nodmem.config" || die "CONFIG_CGROUP_DMEM=n does not resolve"
+config_for "$OUT_NODMEM" "$DISTRO/series.config" "$DISTRO/check.config" \
+	"$DISTRO/nodmem.config" || die "CONFIG_CGROUP_DMEM=n does not resolve"
 log=$OUT_NODMEM/build.log
 kmake "$OUT_NODMEM" $(touched_objects | grep -v '^kernel/cgroup/dmem') >"$log" 2>&1 ||
 	{ tail -n 40 "$log"; die "build without dmem failed; log in $log"; }

@@ -48,3 +48,44 @@ build_locked() {
 	mkdir -p "$BUILD"
 	flock "$BUILD/.build-lock" "$@"
 }
+
+# Debian's amd64 configuration of the base, the symbols Debian's build of it
+# exports, and the fragments the series merges into it (harness/distro/).
+DEB_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+DEB_SYMVERS=/usr/src/linux-headers-$BASE_UPSTREAM+deb12-amd64/Module.symvers
+DISTRO=$TOP/harness/distro
+
+# merge_config SRC OUT BASE FRAGMENT...: OUT/.config is BASE with the
+# fragments merged, resolved by olddefconfig in source tree SRC, and every
+# option set as the last fragment naming it asks.
+merge_config() {
+	local src=$1 out=$2 base=$3
+	shift 3
+	(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$out" "$base" "$@" \
+		>/dev/null)
+	build_locked make -s -C "$src" O="$out" olddefconfig >/dev/null
+	config_has "$out/.config" "$@"
+}
+
+# config_has CONFIG FRAGMENT...: every option is set as the last fragment
+# that names it asks.
+config_has() {
+	local config=$1 line bad=0
+	shift
+	while read -r line; do
+		grep -qxF -- "$line" "$config" || {
+			echo "  '$line' did not resolve" >&2
+			bad=1
+		}
+	done < <(wanted_options "$@")
+	return $bad
+}
+
+# The option lines of the fragments, the last one winning.
+wanted_options() {
+	grep -hE '^(CONFIG_|# CONFIG_.* is not set$)' "$@" |
+		awk '{ name = $1 == "#" ? $2 : substr($0, 1, index($0, "=") - 1)
+		       if (!(name in line)) order[n++] = name
+		       line[name] = $0 }
+		     END { for (i = 0; i < n; i++) print line[order[i]] }'
+}
