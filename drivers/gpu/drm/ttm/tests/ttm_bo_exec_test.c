@@ -558,14 +558,27 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 	ttm_bo_put(victim);
 }
 
+static const bool exec_shared_resv_cases[] = { false, true };
+
+static void exec_shared_resv_desc(const bool *shared, char *desc)
+{
+	strscpy(desc, *shared ? "shared-reservation" : "own-reservations",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_shared_resv, exec_shared_resv_cases,
+		  exec_shared_resv_desc);
+
 /*
  * One allocation needs two victims, both held by a younger transaction.
  * The first stays locked through the exec while the second is evicted, so
  * that its owner cannot move it back in between, and both are released
- * once the space is allocated.
+ * once the space is allocated. Victims that share one reservation, as the
+ * BOs private to a VM do, are evicted under the lock taken once.
  */
 static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 {
+	const bool *shared = test->param_value;
 	struct ttm_buffer_object *first, *second, *bo;
 	struct exec_holder younger = { };
 	struct drm_exec exec;
@@ -573,19 +586,24 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 
 	exec_test_vram(test, 2 * EXEC_BO_SIZE);
 	first = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
-	second = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	second = exec_test_bo_resv(test, &vram_placement, EXEC_BO_SIZE,
+				   *shared ? first->base.resv : NULL);
 	bo = exec_test_bo(test, &sys_placement, 2 * EXEC_BO_SIZE);
-	younger.bos[0] = first;
-	younger.bos[1] = second;
-	younger.nr = 2;
+	younger.bos[younger.nr++] = first;
+	if (!*shared)
+		younger.bos[younger.nr++] = second;
 
 	drm_exec_init(&exec, 0, 0);
 	err = exec_test_validate_past(test, &exec, bo, &younger);
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, first->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, second->resource->mem_type, TTM_PL_SYSTEM);
 	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 2);
-	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 2);
+	/* A victim that shares a held lock is not tracked a second time. */
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec,
+			*shared ? 1 : 2);
 	KUNIT_EXPECT_EQ(test, exec_test_seen.earlier_victims_held, 1);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(first->base.resv));
@@ -594,42 +612,6 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	drm_exec_fini(&exec);
 	ttm_bo_put(bo);
 	ttm_bo_put(second);
-	ttm_bo_put(first);
-}
-
-/*
- * One allocation needs two victims that share one reservation, as the BOs
- * private to a VM do, held by a younger transaction. The older one waits
- * for the lock once and evicts both under it.
- */
-static void ttm_bo_exec_victims_share_resv(struct kunit *test)
-{
-	struct ttm_buffer_object *first, *sibling, *bo;
-	struct exec_holder younger = { };
-	struct drm_exec exec;
-	int err;
-
-	exec_test_vram(test, 2 * EXEC_BO_SIZE);
-	first = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
-	sibling = exec_test_bo_resv(test, &vram_placement, EXEC_BO_SIZE,
-				    first->base.resv);
-	bo = exec_test_bo(test, &sys_placement, 2 * EXEC_BO_SIZE);
-	younger.bos[younger.nr++] = first;
-
-	drm_exec_init(&exec, 0, 0);
-	err = exec_test_validate_past(test, &exec, bo, &younger);
-
-	KUNIT_EXPECT_EQ(test, err, 0);
-	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, first->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, sibling->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 2);
-	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
-	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(first->base.resv));
-
-	drm_exec_fini(&exec);
-	ttm_bo_put(bo);
-	ttm_bo_put(sibling);
 	ttm_bo_put(first);
 }
 
@@ -827,8 +809,8 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
-	KUNIT_CASE(ttm_bo_exec_victims_held_until_allocated),
-	KUNIT_CASE(ttm_bo_exec_victims_share_resv),
+	KUNIT_CASE_PARAM(ttm_bo_exec_victims_held_until_allocated,
+			 exec_shared_resv_gen_params),
 	KUNIT_CASE_PARAM_ATTR(ttm_bo_exec_stress, exec_inject_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
