@@ -72,6 +72,7 @@ struct ttm_resource;
 struct ttm_place;
 struct ttm_buffer_object;
 struct ttm_placement;
+struct ttm_window_scan;
 struct iosys_map;
 struct io_mapping;
 struct sg_table;
@@ -113,6 +114,24 @@ static inline bool ttm_lru_item_is_res(const struct ttm_lru_item *item)
 {
 	return item->type == TTM_LRU_RESOURCE;
 }
+
+/**
+ * struct ttm_window_geometry - where a manager can place a contiguous BO
+ * @start: Where the free range may begin, in bytes into the manager.
+ * @end: Where it must end by.
+ * @size: The size of the free range the BO needs, in bytes.
+ * @align: The alignment of the free range's start, in bytes.
+ *
+ * The manager must be able to place the BO contiguously in any free range
+ * of @size bytes that starts at a multiple of @align between @start and
+ * @end. See &ttm_resource_manager_func.window_geometry.
+ */
+struct ttm_window_geometry {
+	u64 start;
+	u64 end;
+	u64 size;
+	u64 align;
+};
 
 struct ttm_resource_manager_func {
 	/**
@@ -197,6 +216,39 @@ struct ttm_resource_manager_func {
 	 */
 	void (*debug)(struct ttm_resource_manager *man,
 		      struct drm_printer *printer);
+
+	/**
+	 * struct ttm_resource_manager_func member window_geometry
+	 *
+	 * @man: Pointer to a memory type manager.
+	 * @bo: The BO to place contiguously.
+	 * @place: Where it is to go.
+	 * @geo: Set to where and in what free range the manager can place it.
+	 *
+	 * Optional, with @window_scan: together they let eviction for a
+	 * contiguous allocation free one window rather than evict in LRU
+	 * order. Buddy-based managers can use ttm_window_geometry_buddy().
+	 */
+	void (*window_geometry)(struct ttm_resource_manager *man,
+				struct ttm_buffer_object *bo,
+				const struct ttm_place *place,
+				struct ttm_window_geometry *geo);
+
+	/**
+	 * struct ttm_resource_manager_func member window_scan
+	 *
+	 * @man: Pointer to a memory type manager.
+	 * @scan: The window scan.
+	 *
+	 * Calls ttm_window_scan_resources() with @scan and a function that
+	 * reports the address ranges of one resource, while holding the
+	 * lock the manager allocates and frees address ranges under. A
+	 * resource's ranges must be readable, if empty, from the moment
+	 * ttm_resource_init() puts it on the LRU. Optional, with
+	 * @window_geometry.
+	 */
+	void (*window_scan)(struct ttm_resource_manager *man,
+			    struct ttm_window_scan *scan);
 };
 
 /**
@@ -486,6 +538,25 @@ int ttm_resource_alloc(struct ttm_buffer_object *bo,
 		       const struct ttm_place *place,
 		       struct ttm_resource **res);
 void ttm_resource_free(struct ttm_buffer_object *bo, struct ttm_resource **res);
+/**
+ * typedef ttm_window_extents_fn - report the address ranges of a resource
+ * @man: The manager of @res.
+ * @res: The resource.
+ * @scan: The scan to report each range to, with ttm_window_scan_add().
+ */
+typedef void (*ttm_window_extents_fn)(struct ttm_resource_manager *man,
+				      struct ttm_resource *res,
+				      struct ttm_window_scan *scan);
+
+void ttm_window_scan_resources(struct ttm_resource_manager *man,
+			       struct ttm_window_scan *scan,
+			       ttm_window_extents_fn extents);
+void ttm_window_scan_add(struct ttm_window_scan *scan, u64 start, u64 size);
+void ttm_window_scan_add_reserved(struct ttm_window_scan *scan, u64 start,
+				  u64 size);
+void ttm_window_geometry_buddy(const struct ttm_place *place, u64 size,
+			       u64 man_size, struct ttm_window_geometry *geo);
+
 bool ttm_resource_intersects(struct ttm_device *bdev,
 			     struct ttm_resource *res,
 			     const struct ttm_place *place,

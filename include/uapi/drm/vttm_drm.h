@@ -62,6 +62,12 @@ extern "C" {
  */
 #define VTTM_PRIORITY_MAX	4
 
+/*
+ * The buffer's VRAM is one contiguous range, as a scanout buffer's must be.
+ * Only for buffers whose placements are VTTM_PLACE_VRAM alone.
+ */
+#define VTTM_BO_CONTIGUOUS	0x1
+
 /* The most buffers one job may use. */
 #define VTTM_SUBMIT_MAX_BOS	1024
 /* The longest a job may run: one second. */
@@ -75,7 +81,7 @@ extern "C" {
  *	prefers VRAM when it is allowed: it evicts for VRAM before it places
  *	a buffer in GTT, but a buffer already in GTT only moves into free VRAM.
  * @priority: In: residency priority, 0 to %VTTM_PRIORITY_MAX.
- * @flags: In: must be 0.
+ * @flags: In: 0 or %VTTM_BO_CONTIGUOUS.
  * @handle: Out: the GEM handle of the new buffer.
  *
  * The buffer is created in system memory; its first job moves it in.

@@ -49,6 +49,7 @@
 
 #include "ttm_module.h"
 #include "ttm_throttle_internal.h"
+#include "ttm_window_internal.h"
 #include "ttm_trace.h"
 
 static void ttm_bo_mem_space_debug(struct ttm_buffer_object *bo,
@@ -553,6 +554,8 @@ struct ttm_bo_evict_walk {
 	/** @walk: The walk base parameters. */
 	struct ttm_lru_walk walk;
 	/** @place: The place passed to the resource allocation. */
+	/** @victims: Where victims must lie: @place, or a window in it. */
+	const struct ttm_place *victims;
 	const struct ttm_place *place;
 	/** @evictor: The buffer object we're trying to make room for. */
 	struct ttm_buffer_object *evictor;
@@ -641,7 +644,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	/* The driver first, so that dmem.low only counts for real candidates. */
 	if (bo->pin_count ||
 	    (evict_walk->own && ttm_bo_throttle(bo) != evict_walk->own) ||
-	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place) ||
+	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->victims) ||
 	    !ttm_bo_evict_cgroup_allows(evict_walk, bo))
 		return 0;
 
@@ -736,6 +739,68 @@ static s64 ttm_bo_evict_walk_passes(struct ttm_bo_evict_walk *evict_walk,
 	return lret;
 }
 
+/* The walk passes, then those that may take what dmem.low protects. */
+static s64 ttm_bo_evict_walk_all(struct ttm_bo_evict_walk *evict_walk,
+				 struct ttm_device *bdev,
+				 struct ttm_resource_manager *man,
+				 struct ww_acquire_ctx *ticket)
+{
+	s64 lret;
+
+	evict_walk->try_low = false;
+	evict_walk->hit_low = false;
+	lret = ttm_bo_evict_walk_passes(evict_walk, bdev, man, ticket);
+
+	/* Memory that dmem.low protects goes only when nothing else is left. */
+	if (!lret && evict_walk->hit_low &&
+	    !evict_walk->charge->only_unprotected) {
+		evict_walk->try_low = true;
+		lret = ttm_bo_evict_walk_passes(evict_walk, bdev, man, ticket);
+	}
+	return lret;
+}
+
+/*
+ * For a contiguous allocation, victims come from the cheapest window, if
+ * the manager can tell; see ttm_window_find(). Not when a dmem.max held
+ * the charge back: then what is missing is room in the cgroup, not a hole.
+ */
+static bool ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
+				struct ttm_resource_manager *man,
+				struct ttm_place *window)
+{
+	struct ttm_bo_dmem_charge *charge = evict_walk->charge;
+	const struct ttm_window_request req = {
+		.evictor = evict_walk->evictor,
+		.place = evict_walk->place,
+		.ctx = evict_walk->walk.ctx,
+		.ticket = evict_walk->walk.ticket,
+		.limit_pool = evict_walk->charge->limit_pool,
+		.spare_low = evict_walk->charge->only_unprotected,
+	};
+
+	if (evict_walk->own || (charge->limit_pool && !charge->pool))
+		return false;
+
+	return ttm_window_find(man, &req, window);
+}
+
+/*
+ * Evict what lies in @window, trylocking only: a window with a busy BO is
+ * lost rather than waited for, and no BO outside it is locked for long or
+ * backed off on.
+ */
+static s64 ttm_bo_evict_window_walk(struct ttm_bo_evict_walk *evict_walk,
+				    struct ttm_device *bdev,
+				    struct ttm_resource_manager *man,
+				    const struct ttm_place *window)
+{
+	evict_walk->victims = window;
+	evict_walk->try_low = false;
+	evict_walk->walk.trylock_only = true;
+	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
+}
+
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_resource_manager *man,
 			      const struct ttm_place *place,
@@ -754,6 +819,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			.exec = ttm_bo_evict_exec(ctx, ticket),
 		},
 		.place = place,
+		.victims = place,
 		.evictor = evictor,
 		.res = res,
 		.charge = charge,
@@ -761,6 +827,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	};
 	struct drm_exec *exec = evict_walk.walk.exec;
 	unsigned int first = exec ? exec->num_objects : 0;
+	struct ttm_place window;
 	s64 lret;
 
 	/* A client's own BOs share the lock it holds: only this reaches them. */
@@ -768,12 +835,15 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		return -EBUSY;
 
 	evict_walk.walk.exec_victims = first;
-	lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
+	lret = 0;
+	if (ttm_bo_evict_window(&evict_walk, man, &window))
+		lret = ttm_bo_evict_window_walk(&evict_walk, bdev, man,
+						&window);
 
-	/* Memory that dmem.low protects goes only when nothing else is left. */
-	if (!lret && evict_walk.hit_low && !charge->only_unprotected) {
-		evict_walk.try_low = true;
-		lret = ttm_bo_evict_walk_passes(&evict_walk, bdev, man, ticket);
+	/* No window, or it was lost, to a pin or a lock say: LRU order. */
+	if (!lret) {
+		evict_walk.victims = place;
+		lret = ttm_bo_evict_walk_all(&evict_walk, bdev, man, ticket);
 	}
 
 	if (exec)

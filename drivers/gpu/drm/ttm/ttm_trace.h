@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * TTM tracepoints: buffer moves, evictions, throttle states and failed
- * validations, for a timeline of memory traffic in perf or trace-cmd.
+ * TTM tracepoints: buffer moves, evictions, throttle states, failed
+ * validations and eviction windows, for a timeline of memory traffic in
+ * perf or trace-cmd.
  */
 #if !defined(_TTM_TRACE_H_) || defined(TRACE_HEADER_MULTI_READ)
 #define _TTM_TRACE_H_
@@ -112,6 +113,34 @@ TRACE_EVENT(ttm_bo_validate_fail,
 	    TP_printk("bo=%p size=%llu from=%d client=%llu err=%d",
 		      __entry->bo, __entry->size, __entry->from,
 		      __entry->client, __entry->err)
+);
+
+/*
+ * The window chosen for a contiguous allocation: @evict bytes of resources
+ * intersect it, where eviction in LRU order would have taken @lru_evict
+ * bytes (0: it would free no window).
+ */
+TRACE_EVENT(ttm_evict_window,
+	    TP_PROTO(struct ttm_buffer_object *bo, int mem_type, u64 start,
+		     u64 size, u64 evict, u64 lru_evict),
+	    TP_ARGS(bo, mem_type, start, size, evict, lru_evict),
+	    TP_STRUCT__entry(__field(const void *, bo)
+			     __field(int, mem_type)
+			     __field(u64, start)
+			     __field(u64, size)
+			     __field(u64, evict)
+			     __field(u64, lru_evict)
+	    ),
+	    TP_fast_assign(__entry->bo = bo;
+			   __entry->mem_type = mem_type;
+			   __entry->start = start;
+			   __entry->size = size;
+			   __entry->evict = evict;
+			   __entry->lru_evict = lru_evict;
+	    ),
+	    TP_printk("bo=%p mem_type=%d start=0x%llx size=%llu evict=%llu lru_evict=%llu",
+		      __entry->bo, __entry->mem_type, __entry->start,
+		      __entry->size, __entry->evict, __entry->lru_evict)
 );
 
 #endif /* _TTM_TRACE_H_ */

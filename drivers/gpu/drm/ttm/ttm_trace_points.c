@@ -26,6 +26,13 @@
  * ttm_bo_validate_fail
  *	ttm_bo_validate() failed for the client validating, with the errno;
  *	-EDEADLK and -ERESTARTSYS are retried by the caller.
+ * ttm_evict_window
+ *	A contiguous allocation found no room, and eviction chose the window
+ *	at ``start`` of ``size`` bytes in memory type ``mem_type``: ``evict``
+ *	bytes of buffers lie in it, where eviction in LRU order would have
+ *	taken ``lru_evict`` bytes (0: no window would have come free). With
+ *	``ttm.evict_window=0`` the event still shows the window, but eviction
+ *	ignores it.
  *
  * Clients are the ids drivers give ttm_throttle_init(), the DRM client ids
  * of fdinfo; 0 is a client without a throttle, the kernel, or the owner of

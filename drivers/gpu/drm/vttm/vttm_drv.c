@@ -98,9 +98,13 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	u64 size;
 	int ret;
 
-	if (args->flags || !args->size || !args->placements ||
+	if (args->flags & ~VTTM_BO_CONTIGUOUS || !args->size ||
+	    !args->placements ||
 	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT) ||
 	    args->priority > VTTM_PRIORITY_MAX)
+		return -EINVAL;
+	if (args->flags & VTTM_BO_CONTIGUOUS &&
+	    args->placements != VTTM_PLACE_VRAM)
 		return -EINVAL;
 
 	/* Too big for one allowed placement would only ever evict in vain. */
@@ -110,7 +114,7 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	size = PAGE_ALIGN(args->size);
 
 	bo = vttm_bo_create(file->driver_priv, size, args->placements,
-			    args->priority);
+			    args->priority, args->flags & VTTM_BO_CONTIGUOUS);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 

@@ -102,6 +102,7 @@ struct vttm_client {
  * @tbo: The TTM buffer object.
  * @client: The client that created it.
  * @placements: VTTM_PLACE_* mask of where it may live.
+ * @contiguous: Its VRAM must be one contiguous range (VTTM_BO_CONTIGUOUS).
  * @priority: The residency priority the client gave it.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
  * @job: The client's job that last placed it.
@@ -110,6 +111,7 @@ struct vttm_bo {
 	struct ttm_buffer_object tbo;
 	struct vttm_client *client;
 	u32 placements;
+	bool contiguous;
 	u32 priority;
 	unsigned long evicted_at;
 	u64 job;
@@ -131,7 +133,7 @@ int vttm_ttm_init(struct vttm_device *vdev);
 void vttm_ttm_fini(struct vttm_device *vdev);
 
 struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
-			       u32 placements, u32 priority);
+			       u32 placements, u32 priority, bool contiguous);
 int vttm_bo_set_priority(struct vttm_bo *bo, u32 priority);
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		     struct drm_exec *exec);

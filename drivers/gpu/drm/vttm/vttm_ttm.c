@@ -33,6 +33,11 @@ static const struct ttm_place vttm_places[][2] = {
 	},
 };
 
+static const struct ttm_place vttm_contiguous_place = {
+	.mem_type = TTM_PL_VRAM,
+	.flags = TTM_PL_FLAG_CONTIGUOUS,
+};
+
 static const struct ttm_place vttm_sys_place = { .mem_type = TTM_PL_SYSTEM };
 
 static void vttm_placement(u32 placements, struct ttm_placement *placement)
@@ -302,11 +307,12 @@ static enum ttm_residency vttm_residency(struct vttm_client *client,
  * @size: Size in bytes, page aligned.
  * @placements: VTTM_PLACE_* mask of where it may live.
  * @priority: Residency priority.
+ * @contiguous: Its VRAM must be contiguous; @placements is VRAM alone.
  *
  * Return: The buffer, with one GEM reference, or an ERR_PTR().
  */
 struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
-			       u32 placements, u32 priority)
+			       u32 placements, u32 priority, bool contiguous)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_placement placement = {
@@ -324,6 +330,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	bo->tbo.base.funcs = &vttm_gem_funcs;
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
 	bo->placements = placements;
+	bo->contiguous = contiguous;
 	bo->priority = priority;
 	kref_get(&client->ref);
 	bo->client = client;
@@ -402,7 +409,12 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 	if (!(mode & VTTM_MODE_NO_THROTTLE))
 		ctx.throttle = &client->throttle;
 
-	vttm_placement(bo->placements, &placement);
+	if (bo->contiguous) {
+		placement.placement = &vttm_contiguous_place;
+		placement.num_placement = 1;
+	} else {
+		vttm_placement(bo->placements, &placement);
+	}
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	if (ret)
 		return ret;

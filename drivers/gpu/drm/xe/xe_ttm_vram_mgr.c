@@ -69,6 +69,8 @@ static int xe_ttm_vram_mgr_new(struct ttm_resource_manager *man,
 	if (!vres)
 		return -ENOMEM;
 
+	/* Window scans read the list once the resource is on the LRU. */
+	INIT_LIST_HEAD(&vres->blocks);
 	ttm_resource_init(tbo, place, &vres->base);
 
 	/* bail out quickly if there's likely not enough VRAM for this BO */
@@ -76,8 +78,6 @@ static int xe_ttm_vram_mgr_new(struct ttm_resource_manager *man,
 		err = -ENOSPC;
 		goto error_fini;
 	}
-
-	INIT_LIST_HEAD(&vres->blocks);
 
 	if (place->flags & TTM_PL_FLAG_TOPDOWN)
 		vres->flags |= GPU_BUDDY_TOPDOWN_ALLOCATION;
@@ -304,12 +304,46 @@ static bool xe_ttm_vram_mgr_compatible(struct ttm_resource_manager *man,
 	return true;
 }
 
+static void xe_ttm_vram_mgr_window_geometry(struct ttm_resource_manager *man,
+					    struct ttm_buffer_object *tbo,
+					    const struct ttm_place *place,
+					    struct ttm_window_geometry *geo)
+{
+	ttm_window_geometry_buddy(place, tbo->base.size, man->size, geo);
+}
+
+static void xe_ttm_vram_mgr_extents(struct ttm_resource_manager *man,
+				    struct ttm_resource *res,
+				    struct ttm_window_scan *scan)
+{
+	struct xe_ttm_vram_mgr *mgr = to_xe_ttm_vram_mgr(man);
+	struct xe_ttm_vram_mgr_resource *vres =
+		to_xe_ttm_vram_mgr_resource(res);
+	struct gpu_buddy_block *block;
+
+	list_for_each_entry(block, &vres->blocks, link)
+		ttm_window_scan_add(scan, gpu_buddy_block_offset(block),
+				    gpu_buddy_block_size(&mgr->mm, block));
+}
+
+static void xe_ttm_vram_mgr_window_scan(struct ttm_resource_manager *man,
+					struct ttm_window_scan *scan)
+{
+	struct xe_ttm_vram_mgr *mgr = to_xe_ttm_vram_mgr(man);
+
+	mutex_lock(&mgr->lock);
+	ttm_window_scan_resources(man, scan, xe_ttm_vram_mgr_extents);
+	mutex_unlock(&mgr->lock);
+}
+
 static const struct ttm_resource_manager_func xe_ttm_vram_mgr_func = {
 	.alloc	= xe_ttm_vram_mgr_new,
 	.free	= xe_ttm_vram_mgr_del,
 	.intersects = xe_ttm_vram_mgr_intersects,
 	.compatible = xe_ttm_vram_mgr_compatible,
-	.debug	= xe_ttm_vram_mgr_debug
+	.debug	= xe_ttm_vram_mgr_debug,
+	.window_geometry = xe_ttm_vram_mgr_window_geometry,
+	.window_scan = xe_ttm_vram_mgr_window_scan,
 };
 
 static void ttm_vram_mgr_fini(struct drm_device *dev, void *arg)

@@ -494,6 +494,8 @@ static int amdgpu_vram_mgr_new(struct ttm_resource_manager *man,
 	if (!vres)
 		return -ENOMEM;
 
+	/* Window scans read the list once the resource is on the LRU. */
+	INIT_LIST_HEAD(&vres->blocks);
 	ttm_resource_init(tbo, place, &vres->base);
 
 	/* bail out quickly if there's likely not enough VRAM for this BO */
@@ -501,8 +503,6 @@ static int amdgpu_vram_mgr_new(struct ttm_resource_manager *man,
 		r = -ENOSPC;
 		goto error_fini;
 	}
-
-	INIT_LIST_HEAD(&vres->blocks);
 
 	if (place->flags & TTM_PL_FLAG_TOPDOWN)
 		vres->flags |= GPU_BUDDY_TOPDOWN_ALLOCATION;
@@ -908,12 +908,90 @@ static const struct ttm_resource_manager_func amdgpu_dummy_vram_mgr_func = {
 	.debug	= amdgpu_dummy_vram_mgr_debug
 };
 
+/**
+ * amdgpu_vram_mgr_window_geometry - where a contiguous BO can go
+ *
+ * @man: TTM memory type manager
+ * @tbo: The BO to place contiguously
+ * @place: Where it is to go
+ * @geo: Set to the free range the buddy allocator needs for it, or to size
+ *	0 for a BO that amdgpu_vram_mgr_new() does not allocate contiguously
+ *
+ * A GFX12 DCC BO needs room for its alignment on top of its size, as in
+ * amdgpu_vram_mgr_new().
+ */
+static void amdgpu_vram_mgr_window_geometry(struct ttm_resource_manager *man,
+					    struct ttm_buffer_object *tbo,
+					    const struct ttm_place *place,
+					    struct ttm_window_geometry *geo)
+{
+	struct amdgpu_device *adev = to_amdgpu_device(to_vram_mgr(man));
+	struct amdgpu_bo *bo = ttm_to_amdgpu_bo(tbo);
+	u64 size = tbo->base.size;
+
+	if (!(bo->flags & AMDGPU_GEM_CREATE_VRAM_CONTIGUOUS)) {
+		geo->size = 0;
+		return;
+	}
+	if (bo->flags & AMDGPU_GEM_CREATE_GFX12_DCC &&
+	    adev->gmc.gmc_funcs->get_dcc_alignment)
+		size += amdgpu_gmc_get_dcc_alignment(adev);
+
+	ttm_window_geometry_buddy(place, size, man->size, geo);
+}
+
+/**
+ * amdgpu_vram_mgr_extents - report where a resource lies
+ *
+ * @man: TTM memory type manager
+ * @res: The resource
+ * @scan: The window scan to report each buddy block to
+ *
+ * Called with the manager's lock and the TTM device's lru_lock held.
+ */
+static void amdgpu_vram_mgr_extents(struct ttm_resource_manager *man,
+				    struct ttm_resource *res,
+				    struct ttm_window_scan *scan)
+{
+	struct amdgpu_vram_mgr_resource *vres = to_amdgpu_vram_mgr_resource(res);
+	struct gpu_buddy_block *block;
+
+	list_for_each_entry(block, &vres->blocks, link)
+		ttm_window_scan_add(scan, amdgpu_vram_mgr_block_start(block),
+				    amdgpu_vram_mgr_block_size(block));
+}
+
+/**
+ * amdgpu_vram_mgr_window_scan - report all of VRAM in use to a window scan
+ *
+ * @man: TTM memory type manager
+ * @scan: The window scan
+ *
+ * Every resource, and the reserved ranges, bad pages among them, which no
+ * eviction frees. Holds the manager's lock, under which blocks are
+ * allocated and freed.
+ */
+static void amdgpu_vram_mgr_window_scan(struct ttm_resource_manager *man,
+					struct ttm_window_scan *scan)
+{
+	struct amdgpu_vram_mgr *mgr = to_vram_mgr(man);
+	struct amdgpu_vram_reservation *rsv;
+
+	mutex_lock(&mgr->lock);
+	ttm_window_scan_resources(man, scan, amdgpu_vram_mgr_extents);
+	list_for_each_entry(rsv, &mgr->reserved_pages, blocks)
+		ttm_window_scan_add_reserved(scan, rsv->start, rsv->size);
+	mutex_unlock(&mgr->lock);
+}
+
 static const struct ttm_resource_manager_func amdgpu_vram_mgr_func = {
 	.alloc	= amdgpu_vram_mgr_new,
 	.free	= amdgpu_vram_mgr_del,
 	.intersects = amdgpu_vram_mgr_intersects,
 	.compatible = amdgpu_vram_mgr_compatible,
-	.debug	= amdgpu_vram_mgr_debug
+	.debug	= amdgpu_vram_mgr_debug,
+	.window_geometry = amdgpu_vram_mgr_window_geometry,
+	.window_scan = amdgpu_vram_mgr_window_scan,
 };
 
 /**

@@ -150,10 +150,10 @@ dmem_test_cgroup(struct kunit *test, enum dmem_cgroup_file file,
 	return pool;
 }
 
-/* An unlocked BO, allocated in @placement and charged to @pool. */
+/* An unlocked BO of @size, allocated in @placement and charged to @pool. */
 static struct ttm_buffer_object *
-dmem_test_bo(struct kunit *test, struct dmem_cgroup_pool_state *pool,
-	     struct ttm_placement *placement)
+dmem_test_bo_sized(struct kunit *test, struct dmem_cgroup_pool_state *pool,
+		   struct ttm_placement *placement, size_t size)
 {
 	struct dmem_test *t = test->priv;
 	struct ttm_operation_ctx ctx = { };
@@ -161,7 +161,7 @@ dmem_test_bo(struct kunit *test, struct dmem_cgroup_pool_state *pool,
 
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
-	drm_gem_private_object_init(t->devs->drm, &bo->base, DMEM_BO_SIZE);
+	drm_gem_private_object_init(t->devs->drm, &bo->base, size);
 
 	t->charge_to = pool;
 	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(t->devs->ttm_dev, bo,
@@ -171,6 +171,13 @@ dmem_test_bo(struct kunit *test, struct dmem_cgroup_pool_state *pool,
 						   &dummy_ttm_bo_destroy), 0);
 	dma_resv_unlock(bo->base.resv);
 	return bo;
+}
+
+static struct ttm_buffer_object *
+dmem_test_bo(struct kunit *test, struct dmem_cgroup_pool_state *pool,
+	     struct ttm_placement *placement)
+{
+	return dmem_test_bo_sized(test, pool, placement, DMEM_BO_SIZE);
 }
 
 /* Allocate a BO of @pool in VRAM, evicting for room, as @throttle's client. */
@@ -430,6 +437,58 @@ static void ttm_bo_dmem_protected_evicts_before_fallback(struct kunit *test)
 	dmem_test_put_all(test, bos, ARRAY_SIZE(bos));
 }
 
+/*
+ * A contiguous allocation in full VRAM, 3 of whose 8 slots @file protects,
+ * takes the cheapest window without protected memory: two slots, where
+ * eviction in LRU order, which skips protected BOs, may have to take more.
+ */
+static void dmem_test_window_spares(struct kunit *test,
+				    enum dmem_cgroup_file file)
+{
+	static const struct ttm_place contig_place = {
+		.mem_type = TTM_PL_VRAM,
+		.flags = TTM_PL_FLAG_CONTIGUOUS,
+	};
+	struct ttm_placement contig_placement = {
+		.num_placement = 1,
+		.placement = &contig_place,
+	};
+	struct dmem_cgroup_pool_state *protected, *none;
+	struct ttm_buffer_object *bos[9];
+	unsigned int i, evicted = 0;
+
+	dmem_test_vram(test, 8);
+	protected = dmem_test_cgroup(test, file, "max");
+	none = dmem_test_cgroup(test, DMEM_CGROUP_MAX, NULL);
+	for (i = 0; i < 8; i++)
+		bos[i] = dmem_test_bo(test, i < 3 ? protected : none,
+				      &vram_placement);
+
+	bos[8] = dmem_test_bo_sized(test, none, &contig_placement,
+				    2 * DMEM_BO_SIZE);
+	KUNIT_EXPECT_TRUE(test, in_vram(bos[8]));
+	for (i = 0; i < 8; i++) {
+		if (i < 3)
+			KUNIT_EXPECT_TRUE(test, in_vram(bos[i]));
+		evicted += !in_vram(bos[i]);
+	}
+	KUNIT_EXPECT_EQ(test, evicted, 2);
+	KUNIT_EXPECT_EQ(test, dmem_current(protected), 3 * DMEM_BO_SIZE);
+
+	dmem_test_put_all(test, bos, ARRAY_SIZE(bos));
+}
+
+static void ttm_bo_dmem_window_spares_min(struct kunit *test)
+{
+	dmem_test_window_spares(test, DMEM_CGROUP_MIN);
+}
+
+/* dmem.low memory goes in LRU order's last resort only, never for a window. */
+static void ttm_bo_dmem_window_spares_low(struct kunit *test)
+{
+	dmem_test_window_spares(test, DMEM_CGROUP_LOW);
+}
+
 static struct kunit_case ttm_bo_dmem_test_cases[] = {
 	KUNIT_CASE(ttm_bo_dmem_charges_follow_resources),
 	KUNIT_CASE(ttm_bo_dmem_evicts_unprotected_first),
@@ -438,6 +497,8 @@ static struct kunit_case ttm_bo_dmem_test_cases[] = {
 	KUNIT_CASE(ttm_bo_dmem_never_evicts_below_min),
 	KUNIT_CASE(ttm_bo_dmem_max_evicts_inside_the_limit),
 	KUNIT_CASE(ttm_bo_dmem_protected_evicts_before_fallback),
+	KUNIT_CASE(ttm_bo_dmem_window_spares_min),
+	KUNIT_CASE(ttm_bo_dmem_window_spares_low),
 	{}
 };
 

@@ -67,6 +67,19 @@
  * jobs, with the throttle and without it. With the throttle, the buffers
  * stay in GTT through hard throttle and return at the first job after.
  *
+ * Scanout: then two renderers, a game and a second application, fill VRAM
+ * at 10/8 with VRAM-only buffers of V/256, placed one of each in turn, and
+ * render frames of one job each on a random V/16 of their buffers: their
+ * addresses interleave, and LRU order keeps each client's buffers
+ * together, as bulk moves do. Every 4 frames a compositor allocates
+ * a contiguous V/32 buffer (VTTM_BO_CONTIGUOUS), shows it in one job and
+ * frees the one it showed before. This runs with ttm.evict_window=0, LRU
+ * order as in 6.12, and 1, contiguity-aware eviction; the ttm_evict_window
+ * tracepoint gives the cheapest window of each allocation. The report
+ * gives per allocation the bytes evicted, the cheapest window's bytes,
+ * LRU order's bytes as the tracepoint estimated them, and the game's
+ * migration per frame in the frames after.
+ *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
  */
 
@@ -1493,6 +1506,348 @@ static int report_recovery(const struct config *cfg)
 	return 0;
 }
 
+/*
+ * The scanout scenario; see the comment at the top. Sizes are fractions of
+ * VRAM: each of the two renderers has buffers of V/256, 5/8 V in all, and
+ * a frame of each uses a random V/16 of them; the scanout buffer is V/32.
+ * The buffers are all one size because vttm's range manager places every
+ * buffer contiguously: with mixed sizes the renderers' own allocations
+ * would leave holes, and the scanout buffer would find room without much
+ * eviction.
+ */
+#define SCANOUT_DIV		32
+#define SCANOUT_GAME_DIV	256
+#define SCANOUT_FRAME_DIV	16
+#define SCANOUT_GAMES		2
+#define SCANOUT_MAX_BOS		(SCANOUT_GAME_DIV * 10 / 8 / SCANOUT_GAMES)
+#define SCANOUT_PERIOD		4	/* frames between scanout buffers */
+#define SCANOUT_ALLOCS		8
+#define SHORT_SCANOUT_ALLOCS	4
+#define SCANOUT_SEED		0x5ca90u
+
+#define WINDOW_PARAM	"/sys/module/ttm/parameters/evict_window"
+#define TRACE_DIR	"/sys/kernel/tracing"
+#define WINDOW_EVENT	TRACE_DIR "/events/ttm/ttm_evict_window/enable"
+
+/* What one contiguous allocation cost. */
+struct scanout_rec {
+	__u64 evicted;		/* bytes the compositor's job evicted */
+	__u64 optimum;		/* bytes in the cheapest window (trace) */
+	__u64 lru;		/* bytes LRU order would take (trace) */
+	__u64 game_after;	/* renderers' migration in the frames after */
+};
+
+struct scanout_game {
+	int fd;
+	unsigned int n_bos;
+	__u32 bos[SCANOUT_MAX_BOS];
+	__u64 sizes[SCANOUT_MAX_BOS];
+	__u32 job[SCANOUT_MAX_BOS];
+	unsigned int seed;
+};
+
+static int write_file(const char *path, const char *val)
+{
+	ssize_t len = strlen(val);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The first ttm_evict_window event since the trace was cleared. */
+static bool read_window_event(__u64 *evict, __u64 *lru)
+{
+	static char buf[1 << 16];
+	const char *ev, *e, *l;
+	ssize_t len;
+	int fd;
+
+	fd = open(TRACE_DIR "/trace", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+
+	ev = strstr(buf, "ttm_evict_window:");
+	e = ev ? strstr(ev, " evict=") : NULL;
+	l = ev ? strstr(ev, " lru_evict=") : NULL;
+	if (!e || !l)
+		return false;
+	*evict = strtoull(e + strlen(" evict="), NULL, 10);
+	*lru = strtoull(l + strlen(" lru_evict="), NULL, 10);
+	return true;
+}
+
+static int scanout_game_create(struct scanout_game *g,
+			       const struct config *cfg)
+{
+	__u64 page = sysconf(_SC_PAGESIZE);
+	__u64 size = (cfg->vram_size / SCANOUT_GAME_DIV) & ~(page - 1);
+	int ret;
+
+	while (g->n_bos < SCANOUT_MAX_BOS) {
+		ret = vttm_bo_create(g->fd, size, VTTM_PLACE_VRAM, 0,
+				     &g->bos[g->n_bos]);
+		if (ret)
+			return ret;
+		g->sizes[g->n_bos++] = size;
+	}
+	return 0;
+}
+
+/*
+ * Fill VRAM with the renderers' buffers one of each in turn, so that their
+ * addresses interleave while LRU order keeps each client's together.
+ */
+static int scanout_games_fill(struct scanout_game *g,
+			      const struct config *cfg)
+{
+	unsigned int i, n = SCANOUT_GAME_DIV;
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		struct scanout_game *c = &g[i % SCANOUT_GAMES];
+
+		ret = vttm_submit(c->fd, &c->bos[i / SCANOUT_GAMES], 1,
+				  cfg->comp_ns);
+		if (!ret)
+			ret = vttm_wait(c->fd, c->bos[i / SCANOUT_GAMES]);
+	}
+	return ret;
+}
+
+/* One frame: a job on a random V/16 of a renderer's buffers, waited for. */
+static int scanout_game_frame(struct scanout_game *g,
+			      const struct config *cfg)
+{
+	__u64 want = cfg->vram_size / SCANOUT_FRAME_DIV, got = 0;
+	unsigned int n = 0, i, j;
+	__u32 h;
+	__u64 sz;
+	int ret;
+
+	/* A partial Fisher-Yates shuffle: the job is the shuffled prefix. */
+	while (got < want && n < g->n_bos) {
+		j = n + rand_r(&g->seed) % (g->n_bos - n);
+		h = g->bos[n];
+		g->bos[n] = g->bos[j];
+		g->bos[j] = h;
+		sz = g->sizes[n];
+		g->sizes[n] = g->sizes[j];
+		g->sizes[j] = sz;
+		got += g->sizes[n++];
+	}
+	for (i = 0; i < n; i++)
+		g->job[i] = g->bos[i];
+
+	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns);
+	if (!ret)
+		ret = vttm_wait(g->fd, g->job[0]);
+	if (ret && !job_failure(ret))
+		bench_err("scanout game: %s", strerror(-ret));
+	return job_failure(ret) ? 0 : ret;
+}
+
+/* Run @n frames of each renderer; add their migration to *migrated. */
+static int scanout_games_frames(struct scanout_game *g,
+				const struct config *cfg, unsigned int n,
+				__u64 *migrated)
+{
+	struct drm_vttm_stats a[SCANOUT_GAMES], b, d;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < SCANOUT_GAMES; i++)
+		ret = vttm_stats(g[i].fd, &a[i]);
+	while (!ret && n--)
+		for (i = 0; !ret && i < SCANOUT_GAMES; i++)
+			ret = scanout_game_frame(&g[i], cfg);
+	for (i = 0; !ret && i < SCANOUT_GAMES; i++) {
+		ret = vttm_stats(g[i].fd, &b);
+		stats_sub(&d, &b, &a[i]);
+		if (migrated)
+			*migrated += stats_migrated(&d);
+	}
+	return ret;
+}
+
+static int gem_close(int fd, __u32 handle)
+{
+	struct drm_gem_close req = { .handle = handle };
+
+	return vttm_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &req);
+}
+
+/*
+ * The compositor allocates a contiguous scanout buffer and shows it: one
+ * job on it, waited for. *rec gets what that evicted and the trace's view.
+ */
+static int scanout_alloc(int fd, const struct config *cfg, __u32 *handle,
+			 struct scanout_rec *rec)
+{
+	struct drm_vttm_stats a, b;
+	struct drm_vttm_bo_create req = {
+		.size = cfg->vram_size / SCANOUT_DIV,
+		.placements = VTTM_PLACE_VRAM,
+		.flags = VTTM_BO_CONTIGUOUS,
+	};
+	int ret;
+
+	write_file(TRACE_DIR "/trace", "");
+	ret = vttm_stats(fd, &a);
+	if (!ret)
+		ret = vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, &req);
+	if (ret)
+		return ret;
+	*handle = req.handle;
+	ret = vttm_submit(fd, handle, 1, cfg->comp_ns);
+	if (!ret)
+		ret = vttm_wait(fd, *handle);
+	if (!ret)
+		ret = vttm_stats(fd, &b);
+	if (ret)
+		return ret;
+
+	rec->evicted = b.bytes_evicted_by - a.bytes_evicted_by;
+	if (!read_window_event(&rec->optimum, &rec->lru)) {
+		rec->optimum = 0;
+		rec->lru = 0;
+	}
+	return 0;
+}
+
+/* The scenario once, with ttm.evict_window set to @window. */
+static int run_scanout(const struct config *cfg, bool window,
+		       unsigned int allocs, struct scanout_rec *recs)
+{
+	struct scanout_game g[SCANOUT_GAMES] = { };
+	__u32 shown = 0, next;
+	int comp_fd, ret;
+	unsigned int i;
+
+	ret = write_file(WINDOW_PARAM, window ? "1" : "0");
+	if (ret) {
+		bench_err(WINDOW_PARAM ": %s", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < SCANOUT_GAMES; i++) {
+		g[i].seed = SCANOUT_SEED + i;
+		g[i].fd = open_client(cfg->device, 0);
+		if (!ret && g[i].fd < 0)
+			ret = g[i].fd;
+	}
+	comp_fd = open_client(cfg->device, 0);
+	if (!ret && comp_fd < 0)
+		ret = comp_fd;
+
+	for (i = 0; !ret && i < SCANOUT_GAMES; i++)
+		ret = scanout_game_create(&g[i], cfg);
+	if (!ret)
+		ret = scanout_games_fill(g, cfg);
+	/* Warm up: the buffers that did not fit come in, at random. */
+	if (!ret)
+		ret = scanout_games_frames(g, cfg, SCANOUT_FRAME_DIV, NULL);
+
+	for (i = 0; !ret && i < allocs; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
+		ret = scanout_alloc(comp_fd, cfg, &next, &recs[i]);
+		if (!ret && shown)
+			ret = gem_close(comp_fd, shown);
+		shown = next;
+		if (!ret)
+			ret = scanout_games_frames(g, cfg, SCANOUT_PERIOD,
+						   &recs[i].game_after);
+	}
+
+	if (comp_fd >= 0)
+		close(comp_fd);
+	for (i = 0; i < SCANOUT_GAMES; i++)
+		if (g[i].fd >= 0)
+			close(g[i].fd);
+	sleep_ns(SETTLE_NS);
+	return ret;
+}
+
+static double mib_per(__u64 bytes, unsigned int n)
+{
+	return n ? (double)bytes / n / MIB : 0;
+}
+
+static double ratio(__u64 a, __u64 b)
+{
+	if (!b)
+		return 0;
+	return (double)a / b;
+}
+
+/*
+ * Scanout with eviction in LRU order (ttm.evict_window=0, as 6.12) and
+ * with window eviction, in this boot: bytes evicted per contiguous
+ * allocation, against the cheapest window the kernel's scan found, and
+ * the renderers' migration in the frames after.
+ */
+static int report_scanout(const struct config *cfg)
+{
+	static const struct {
+		const char *name;
+		bool window;
+	} cases[] = {
+		{ "lru", false },
+		{ "window", true },
+	};
+	struct scanout_rec recs[SCANOUT_ALLOCS];
+	unsigned int allocs = cfg->frames < DEF_FRAMES ? SHORT_SCANOUT_ALLOCS :
+							 SCANOUT_ALLOCS;
+	unsigned int c, i;
+	bool traced;
+	int ret;
+
+	traced = !write_file(WINDOW_EVENT, "1");
+	if (!traced)
+		bench_info("scanout: no tracefs, the optimum is not reported");
+	bench_info("scanout: a contiguous V/%u buffer every %u frames, two renderers at 10/8 V, %u allocations",
+		   SCANOUT_DIV, SCANOUT_PERIOD, allocs);
+	bench_info("%-8s %14s %14s %10s %14s %16s", "scanout", "evicted MiB",
+		   "optimum MiB", "vs optimum", "LRU est. MiB",
+		   "games MiB/frame");
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		__u64 evicted = 0, optimum = 0, lru = 0, game = 0;
+
+		ret = run_scanout(cfg, cases[c].window, allocs, recs);
+		if (ret) {
+			bench_err("scanout, %s: %s", cases[c].name,
+				  strerror(-ret));
+			break;
+		}
+		for (i = 0; i < allocs; i++) {
+			evicted += recs[i].evicted;
+			optimum += recs[i].optimum;
+			lru += recs[i].lru;
+			game += recs[i].game_after;
+		}
+		bench_info("%-8s %14.2f %14.2f %9.2fx %14.2f %16.2f",
+			   cases[c].name, mib_per(evicted, allocs),
+			   mib_per(optimum, allocs), ratio(evicted, optimum),
+			   mib_per(lru, allocs),
+			   mib_per(game, allocs * SCANOUT_PERIOD));
+	}
+
+	write_file(WINDOW_PARAM, "1");
+	if (traced)
+		write_file(WINDOW_EVENT, "0");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct mode_run runs[MAX_RUN_MODES] = { };
@@ -1556,6 +1911,8 @@ int main(int argc, char **argv)
 		write_csv(stdout, CSV_PFX, &cfg, runs, cfg.n_modes);
 
 	if (report_recovery(&cfg))
+		return EXIT_ERROR;
+	if (report_scanout(&cfg))
 		return EXIT_ERROR;
 	bench_info("done");
 	return 0;

@@ -896,6 +896,25 @@ TEST_F(uapi, create_with_unknown_flags_is_einval)
 	}
 }
 
+TEST_F(uapi, create_contiguous_needs_vram_alone)
+{
+	struct drm_vttm_bo_create args = {
+		.size = self->dev.page_size,
+		.flags = VTTM_BO_CONTIGUOUS,
+	};
+
+	args.placements = VTTM_PLACE_GTT;
+	EXPECT_REJECTED(self->fd, -EINVAL, bo_create_args(self->fd, &args),
+			"contiguous in GTT");
+	args.placements = VTTM_PLACE_BOTH;
+	EXPECT_REJECTED(self->fd, -EINVAL, bo_create_args(self->fd, &args),
+			"contiguous in VRAM or GTT");
+	args.placements = VTTM_PLACE_VRAM;
+	EXPECT_EQ(0, bo_create_args(self->fd, &args));
+	EXPECT_EQ(0, submit(self->fd, &args.handle, 1));
+	EXPECT_EQ(0, bo_wait_all(self->fd, &args.handle, 1));
+}
+
 TEST_F(uapi, create_without_placements_is_einval)
 {
 	__u32 h;
@@ -1440,6 +1459,87 @@ static void evict_one_of_two(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, get_stats(fd, stats));
 	EXPECT_EQ(size, stats->bytes_evicted_from);
 	close(fd);
+}
+
+#define WINDOW_PARAM	"/sys/module/ttm/parameters/evict_window"
+#define WINDOW_SLOTS	64
+
+/*
+ * VRAM full of WINDOW_SLOTS equal buffers of two clients, placed one of
+ * each in turn, so that their addresses interleave while LRU order keeps
+ * each client's buffers together; then a contiguous buffer of 8 slots
+ * from a third client. Returns the bytes that client's job evicted, or 0
+ * on a failure already reported.
+ */
+static __u64 contiguous_in_interleaved_vram(struct __test_metadata *_metadata,
+					    const struct vttm_dev *dev, int fd)
+{
+	__u64 slot = pages_down(dev, dev->vram_size / WINDOW_SLOTS);
+	struct drm_vttm_bo_create args = {
+		.size = 8 * slot,
+		.placements = VTTM_PLACE_VRAM,
+		.flags = VTTM_BO_CONTIGUOUS,
+	};
+	__u32 handles[2][WINDOW_SLOTS / 2];
+	int fds[2] = { fd, vttm_open(dev) };
+	struct drm_vttm_stats stats;
+	__u64 evicted = 0;
+	unsigned int i;
+	int fd3, ret;
+
+	ret = fds[1] < 0 ? fds[1] : 0;
+	for (i = 0; !ret && i < 2; i++)
+		ret = bo_create_many(fds[i], slot, VTTM_PLACE_VRAM, 0,
+				     handles[i], WINDOW_SLOTS / 2);
+	for (i = 0; !ret && i < WINDOW_SLOTS; i++)
+		ret = submit(fds[i % 2], &handles[i % 2][i / 2], 1);
+	for (i = 0; !ret && i < 2; i++)
+		ret = bo_wait_all(fds[i], handles[i], WINDOW_SLOTS / 2);
+	EXPECT_EQ(0, ret) TH_LOG("filling VRAM: %s", strerror(-ret));
+	if (ret)
+		goto out;
+
+	fd3 = vttm_open(dev);
+	EXPECT_LE(0, fd3) TH_LOG("third client: %s", strerror(-fd3));
+	if (fd3 < 0)
+		goto out;
+	EXPECT_EQ(0, bo_create_args(fd3, &args));
+	EXPECT_EQ(0, submit(fd3, &args.handle, 1));
+	EXPECT_EQ(0, bo_wait_all(fd3, &args.handle, 1));
+	EXPECT_EQ(0, get_stats(fd3, &stats));
+	close(fd3);
+	evicted = stats.bytes_evicted_by;
+	TH_LOG("evicted %llu bytes for %llu contiguous",
+	       (unsigned long long)evicted, (unsigned long long)args.size);
+out:
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return evicted;
+}
+
+TEST_F(eviction, contiguous_buffer_evicts_one_window)
+{
+	__u64 slot = pages_down(&self->dev, self->dev.vram_size / WINDOW_SLOTS);
+	__u64 evicted;
+
+	evicted = contiguous_in_interleaved_vram(_metadata, &self->dev,
+						 self->fd);
+	EXPECT_LT(0ULL, evicted);
+	EXPECT_LE(evicted, 8 * slot);
+}
+
+/* What makes the test above able to fail: 6.12's LRU order. */
+TEST_F(eviction, contiguous_buffer_in_lru_order_evicts_more)
+{
+	__u64 slot = pages_down(&self->dev, self->dev.vram_size / WINDOW_SLOTS);
+	__u64 evicted;
+
+	if (write_text(WINDOW_PARAM, "0"))
+		SKIP(return, "cannot write %s", WINDOW_PARAM);
+	evicted = contiguous_in_interleaved_vram(_metadata, &self->dev,
+						 self->fd);
+	EXPECT_EQ(0, write_text(WINDOW_PARAM, "1"));
+	EXPECT_LT(8 * slot, evicted);
 }
 
 TEST_F(eviction, lower_priority_buffer_of_a_client_goes_first)
