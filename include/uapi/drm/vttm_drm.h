@@ -63,10 +63,12 @@ extern "C" {
 #define VTTM_PRIORITY_MAX	4
 
 /*
- * The buffer's VRAM is one contiguous range, as a scanout buffer's must be.
- * Only for buffers whose placements are VTTM_PLACE_VRAM alone.
+ * Flags of struct drm_vttm_bo_create. VTTM_BO_CONTIGUOUS: the buffer's VRAM
+ * is one contiguous range, as a scanout buffer's must be; only for buffers
+ * whose placements are VTTM_PLACE_VRAM alone.
  */
 #define VTTM_BO_CONTIGUOUS	0x1
+#define VTTM_BO_FLAGS		VTTM_BO_CONTIGUOUS
 
 /* The most buffers one job may use. */
 #define VTTM_SUBMIT_MAX_BOS	1024
@@ -81,7 +83,8 @@ extern "C" {
  *	prefers VRAM when it is allowed: it evicts for VRAM before it places
  *	a buffer in GTT, but a buffer already in GTT only moves into free VRAM.
  * @priority: In: residency priority, 0 to %VTTM_PRIORITY_MAX.
- * @flags: In: 0 or %VTTM_BO_CONTIGUOUS.
+ * @flags: In: 0, or %VTTM_BO_CONTIGUOUS with @placements VTTM_PLACE_VRAM
+ *	alone; anything else is -EINVAL.
  * @handle: Out: the GEM handle of the new buffer.
  *
  * The buffer is created in system memory; its first job moves it in.

@@ -98,7 +98,7 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	u64 size;
 	int ret;
 
-	if (args->flags & ~VTTM_BO_CONTIGUOUS || !args->size ||
+	if ((args->flags & ~VTTM_BO_FLAGS) || !args->size ||
 	    !args->placements ||
 	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT) ||
 	    args->priority > VTTM_PRIORITY_MAX)

@@ -102,8 +102,8 @@ struct vttm_client {
  * @tbo: The TTM buffer object.
  * @client: The client that created it.
  * @placements: VTTM_PLACE_* mask of where it may live.
- * @contiguous: Its VRAM must be one contiguous range (VTTM_BO_CONTIGUOUS).
  * @priority: The residency priority the client gave it.
+ * @contiguous: Its VRAM must be one contiguous range (VTTM_BO_CONTIGUOUS).
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
  * @job: The client's job that last placed it.
  */
@@ -111,8 +111,8 @@ struct vttm_bo {
 	struct ttm_buffer_object tbo;
 	struct vttm_client *client;
 	u32 placements;
-	bool contiguous;
 	u32 priority;
+	bool contiguous;
 	unsigned long evicted_at;
 	u64 job;
 };

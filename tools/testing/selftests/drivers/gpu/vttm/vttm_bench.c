@@ -77,7 +77,7 @@
  * order as in 6.12, and 1, contiguity-aware eviction; the ttm_evict_window
  * tracepoint gives the cheapest window of each allocation. The report
  * gives per allocation the bytes evicted, the cheapest window's bytes,
- * LRU order's bytes as the tracepoint estimated them, and the game's
+ * LRU order's bytes as the tracepoint estimated them, and the renderers'
  * migration per frame in the frames after.
  *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
@@ -98,6 +98,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -1526,8 +1527,10 @@ static int report_recovery(const struct config *cfg)
 #define SCANOUT_SEED		0x5ca90u
 
 #define WINDOW_PARAM	"/sys/module/ttm/parameters/evict_window"
-#define TRACE_DIR	"/sys/kernel/tracing"
-#define WINDOW_EVENT	TRACE_DIR "/events/ttm/ttm_evict_window/enable"
+/* A trace instance of its own, so as not to touch anyone else's trace. */
+#define TRACE_INST	"/sys/kernel/tracing/instances/vttm_bench"
+#define WINDOW_EVENT	TRACE_INST "/events/ttm/ttm_evict_window/enable"
+#define TTM_PL_VRAM	2
 
 /* What one contiguous allocation cost. */
 struct scanout_rec {
@@ -1535,6 +1538,7 @@ struct scanout_rec {
 	__u64 optimum;		/* bytes in the cheapest window (trace) */
 	__u64 lru;		/* bytes LRU order would take (trace) */
 	__u64 game_after;	/* renderers' migration in the frames after */
+	bool traced;		/* the tracepoint reported the window */
 };
 
 struct scanout_game {
@@ -1560,15 +1564,19 @@ static int write_file(const char *path, const char *val)
 	return ret;
 }
 
-/* The first ttm_evict_window event since the trace was cleared. */
-static bool read_window_event(__u64 *evict, __u64 *lru)
+/*
+ * The first ttm_evict_window event for VRAM and a window of @size since the
+ * trace was cleared: the scanout buffer's first try at eviction.
+ */
+static bool read_window_event(__u64 size, __u64 *evict, __u64 *lru)
 {
 	static char buf[1 << 16];
-	const char *ev, *e, *l;
+	unsigned long long sz, e, l;
+	char *line, *next, *ev;
 	ssize_t len;
-	int fd;
+	int fd, mt;
 
-	fd = open(TRACE_DIR "/trace", O_RDONLY | O_CLOEXEC);
+	fd = open(TRACE_INST "/trace", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	len = read(fd, buf, sizeof(buf) - 1);
@@ -1577,14 +1585,23 @@ static bool read_window_event(__u64 *evict, __u64 *lru)
 		return false;
 	buf[len] = '\0';
 
-	ev = strstr(buf, "ttm_evict_window:");
-	e = ev ? strstr(ev, " evict=") : NULL;
-	l = ev ? strstr(ev, " lru_evict=") : NULL;
-	if (!e || !l)
-		return false;
-	*evict = strtoull(e + strlen(" evict="), NULL, 10);
-	*lru = strtoull(l + strlen(" lru_evict="), NULL, 10);
-	return true;
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		ev = strstr(line, "ttm_evict_window:");
+		if (!ev)
+			continue;
+		ev = strstr(ev, " mem_type=");
+		if (ev && sscanf(ev, " mem_type=%d start=%*s size=%llu evict=%llu lru_evict=%llu",
+				 &mt, &sz, &e, &l) == 4 &&
+		    mt == TTM_PL_VRAM && sz == size) {
+			*evict = e;
+			*lru = l;
+			return true;
+		}
+	}
+	return false;
 }
 
 static int scanout_game_create(struct scanout_game *g,
@@ -1674,7 +1691,7 @@ static int scanout_games_frames(struct scanout_game *g,
 	for (i = 0; !ret && i < SCANOUT_GAMES; i++) {
 		ret = vttm_stats(g[i].fd, &b);
 		stats_sub(&d, &b, &a[i]);
-		if (migrated)
+		if (!ret && migrated)
 			*migrated += stats_migrated(&d);
 	}
 	return ret;
@@ -1702,7 +1719,7 @@ static int scanout_alloc(int fd, const struct config *cfg, __u32 *handle,
 	};
 	int ret;
 
-	write_file(TRACE_DIR "/trace", "");
+	write_file(TRACE_INST "/trace", "");
 	ret = vttm_stats(fd, &a);
 	if (!ret)
 		ret = vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, &req);
@@ -1718,10 +1735,7 @@ static int scanout_alloc(int fd, const struct config *cfg, __u32 *handle,
 		return ret;
 
 	rec->evicted = b.bytes_evicted_by - a.bytes_evicted_by;
-	if (!read_window_event(&rec->optimum, &rec->lru)) {
-		rec->optimum = 0;
-		rec->lru = 0;
-	}
+	rec->traced = read_window_event(req.size, &rec->optimum, &rec->lru);
 	return 0;
 }
 
@@ -1730,15 +1744,13 @@ static int run_scanout(const struct config *cfg, bool window,
 		       unsigned int allocs, struct scanout_rec *recs)
 {
 	struct scanout_game g[SCANOUT_GAMES] = { };
-	__u32 shown = 0, next;
+	__u32 shown = 0, next = 0;
 	int comp_fd, ret;
 	unsigned int i;
 
 	ret = write_file(WINDOW_PARAM, window ? "1" : "0");
-	if (ret) {
-		bench_err(WINDOW_PARAM ": %s", strerror(-ret));
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i < SCANOUT_GAMES; i++) {
 		g[i].seed = SCANOUT_SEED + i;
 		g[i].fd = open_client(cfg->device, 0);
@@ -1807,13 +1819,16 @@ static int report_scanout(const struct config *cfg)
 	struct scanout_rec recs[SCANOUT_ALLOCS];
 	unsigned int allocs = cfg->frames < DEF_FRAMES ? SHORT_SCANOUT_ALLOCS :
 							 SCANOUT_ALLOCS;
-	unsigned int c, i;
-	bool traced;
-	int ret;
+	unsigned int c, i, traced;
+	int ret = 0;
 
-	traced = !write_file(WINDOW_EVENT, "1");
-	if (!traced)
-		bench_info("scanout: no tracefs, the optimum is not reported");
+	if (write_file(WINDOW_PARAM, "1")) {
+		bench_info("scanout: cannot write " WINDOW_PARAM "; skipped");
+		return 0;
+	}
+	if ((mkdir(TRACE_INST, 0755) && errno != EEXIST) ||
+	    write_file(WINDOW_EVENT, "1"))
+		bench_info("scanout: no trace instance, the optimum is not reported");
 	bench_info("scanout: a contiguous V/%u buffer every %u frames, two renderers at 10/8 V, %u allocations",
 		   SCANOUT_DIV, SCANOUT_PERIOD, allocs);
 	bench_info("%-8s %14s %14s %10s %14s %16s", "scanout", "evicted MiB",
@@ -1829,12 +1844,16 @@ static int report_scanout(const struct config *cfg)
 				  strerror(-ret));
 			break;
 		}
-		for (i = 0; i < allocs; i++) {
+		for (i = 0, traced = 0; i < allocs; i++) {
 			evicted += recs[i].evicted;
 			optimum += recs[i].optimum;
 			lru += recs[i].lru;
 			game += recs[i].game_after;
+			traced += recs[i].traced;
 		}
+		if (traced < allocs)
+			bench_info("scanout, %s: the tracepoint reported %u of %u windows",
+				   cases[c].name, traced, allocs);
 		bench_info("%-8s %14.2f %14.2f %9.2fx %14.2f %16.2f",
 			   cases[c].name, mib_per(evicted, allocs),
 			   mib_per(optimum, allocs), ratio(evicted, optimum),
@@ -1843,8 +1862,8 @@ static int report_scanout(const struct config *cfg)
 	}
 
 	write_file(WINDOW_PARAM, "1");
-	if (traced)
-		write_file(WINDOW_EVENT, "0");
+	write_file(WINDOW_EVENT, "0");
+	rmdir(TRACE_INST);
 	return ret;
 }
 
