@@ -554,9 +554,9 @@ struct ttm_bo_evict_walk {
 	/** @walk: The walk base parameters. */
 	struct ttm_lru_walk walk;
 	/** @place: The place passed to the resource allocation. */
+	const struct ttm_place *place;
 	/** @victims: Where victims must lie: @place, or a window in it. */
 	const struct ttm_place *victims;
-	const struct ttm_place *place;
 	/** @evictor: The buffer object we're trying to make room for. */
 	struct ttm_buffer_object *evictor;
 	/** @res: The allocated resource if any. */
@@ -775,8 +775,7 @@ static bool ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 		.place = evict_walk->place,
 		.ctx = evict_walk->walk.ctx,
 		.ticket = evict_walk->walk.ticket,
-		.limit_pool = evict_walk->charge->limit_pool,
-		.spare_low = evict_walk->charge->only_unprotected,
+		.limit_pool = charge->limit_pool,
 	};
 
 	if (evict_walk->own || (charge->limit_pool && !charge->pool))

@@ -21,7 +21,6 @@ struct ww_acquire_ctx;
  * @ctx: The operation context of the allocation.
  * @ticket: The caller's ticket, or NULL: BOs locked with it are its own.
  * @limit_pool: The pool whose dmem.max held the charge back, or NULL.
- * @spare_low: Memory dmem.low protects may not be evicted.
  */
 struct ttm_window_request {
 	struct ttm_buffer_object *evictor;
@@ -29,7 +28,6 @@ struct ttm_window_request {
 	struct ttm_operation_ctx *ctx;
 	struct ww_acquire_ctx *ticket;
 	struct dmem_cgroup_pool_state *limit_pool;
-	bool spare_low;
 };
 
 /**
