@@ -1076,7 +1076,7 @@ int xe_bo_backup_pinned_external(struct xe_bo *bo)
 		backup = xe_bo_init_locked(xe, NULL, NULL, bo->ttm.base.resv,
 					   NULL, bo->size, 0,
 					   ttm_bo_type_kernel,
-					   XE_BO_FLAG_SYSTEM, NULL);
+					   XE_BO_FLAG_SYSTEM, NULL, NULL);
 		if (IS_ERR(backup))
 			return PTR_ERR(backup);
 
@@ -1414,11 +1414,13 @@ struct xe_bo *xe_bo_init_locked(struct xe_device *xe, struct xe_bo *bo,
 				struct xe_tile *tile, struct dma_resv *resv,
 				struct ttm_lru_bulk_move *bulk, size_t size,
 				u16 cpu_caching, enum ttm_bo_type type,
-				u32 flags, struct dma_buf *dma_buf)
+				u32 flags, struct dma_buf *dma_buf,
+				struct drm_exec *exec)
 {
 	struct ttm_operation_ctx ctx = {
 		.interruptible = true,
 		.no_wait_gpu = false,
+		.exec = exec,
 	};
 	struct ttm_placement *placement;
 	uint32_t alignment;
@@ -1599,7 +1601,7 @@ __xe_bo_create_locked(struct xe_device *xe,
 		      struct xe_tile *tile, struct xe_vm *vm,
 		      size_t size, u64 start, u64 end,
 		      u16 cpu_caching, enum ttm_bo_type type, u32 flags,
-		      u64 alignment)
+		      u64 alignment, struct drm_exec *exec)
 {
 	struct xe_bo *bo = NULL;
 	int err;
@@ -1624,7 +1626,7 @@ __xe_bo_create_locked(struct xe_device *xe,
 			       vm && !xe_vm_in_fault_mode(vm) &&
 			       flags & XE_BO_FLAG_USER ?
 			       &vm->lru_bulk_move : NULL, size,
-			       cpu_caching, type, flags, NULL);
+			       cpu_caching, type, flags, NULL, exec);
 	if (IS_ERR(bo))
 		return bo;
 
@@ -1683,7 +1685,7 @@ xe_bo_create_locked_range(struct xe_device *xe,
 			  enum ttm_bo_type type, u32 flags, u64 alignment)
 {
 	return __xe_bo_create_locked(xe, tile, vm, size, start, end, 0, type,
-				     flags, alignment);
+				     flags, alignment, NULL);
 }
 
 struct xe_bo *xe_bo_create_locked(struct xe_device *xe, struct xe_tile *tile,
@@ -1691,7 +1693,7 @@ struct xe_bo *xe_bo_create_locked(struct xe_device *xe, struct xe_tile *tile,
 				  enum ttm_bo_type type, u32 flags)
 {
 	return __xe_bo_create_locked(xe, tile, vm, size, 0, ~0ULL, 0, type,
-				     flags, 0);
+				     flags, 0, NULL);
 }
 
 struct xe_bo *xe_bo_create_user(struct xe_device *xe, struct xe_tile *tile,
@@ -1701,7 +1703,7 @@ struct xe_bo *xe_bo_create_user(struct xe_device *xe, struct xe_tile *tile,
 {
 	struct xe_bo *bo = __xe_bo_create_locked(xe, tile, vm, size, 0, ~0ULL,
 						 cpu_caching, ttm_bo_type_device,
-						 flags | XE_BO_FLAG_USER, 0);
+						 flags | XE_BO_FLAG_USER, 0, NULL);
 	if (!IS_ERR(bo))
 		xe_bo_unlock_vm_held(bo);
 
@@ -1729,12 +1731,11 @@ struct xe_bo *xe_bo_create_pin_map_at(struct xe_device *xe, struct xe_tile *tile
 					       type, flags, 0);
 }
 
-struct xe_bo *xe_bo_create_pin_map_at_aligned(struct xe_device *xe,
-					      struct xe_tile *tile,
-					      struct xe_vm *vm,
-					      size_t size, u64 offset,
-					      enum ttm_bo_type type, u32 flags,
-					      u64 alignment)
+static struct xe_bo *
+__xe_bo_create_pin_map(struct xe_device *xe, struct xe_tile *tile,
+		       struct xe_vm *vm, size_t size, u64 offset,
+		       enum ttm_bo_type type, u32 flags, u64 alignment,
+		       struct drm_exec *exec)
 {
 	struct xe_bo *bo;
 	int err;
@@ -1745,9 +1746,9 @@ struct xe_bo *xe_bo_create_pin_map_at_aligned(struct xe_device *xe,
 	    xe_ttm_stolen_cpu_access_needs_ggtt(xe))
 		flags |= XE_BO_FLAG_GGTT;
 
-	bo = xe_bo_create_locked_range(xe, tile, vm, size, start, end, type,
-				       flags | XE_BO_FLAG_NEEDS_CPU_ACCESS,
-				       alignment);
+	bo = __xe_bo_create_locked(xe, tile, vm, size, start, end, 0, type,
+				   flags | XE_BO_FLAG_NEEDS_CPU_ACCESS,
+				   alignment, exec);
 	if (IS_ERR(bo))
 		return bo;
 
@@ -1771,11 +1772,53 @@ err_put:
 	return ERR_PTR(err);
 }
 
+struct xe_bo *xe_bo_create_pin_map_at_aligned(struct xe_device *xe,
+					      struct xe_tile *tile,
+					      struct xe_vm *vm,
+					      size_t size, u64 offset,
+					      enum ttm_bo_type type, u32 flags,
+					      u64 alignment)
+{
+	return __xe_bo_create_pin_map(xe, tile, vm, size, offset, type, flags,
+				      alignment, NULL);
+}
+
 struct xe_bo *xe_bo_create_pin_map(struct xe_device *xe, struct xe_tile *tile,
 				   struct xe_vm *vm, size_t size,
 				   enum ttm_bo_type type, u32 flags)
 {
 	return xe_bo_create_pin_map_at(xe, tile, vm, size, ~0ull, type, flags);
+}
+
+/**
+ * xe_bo_create_pin_map_exec() - Create a pinned and mapped bo of a locked vm
+ * @xe: The xe device.
+ * @tile: The tile to select for migration of this bo, and the tile used for
+ * GGTT binding if any.
+ * @vm: The vm whose reservation the bo shares. Locked by @exec.
+ * @size: The size of the bo.
+ * @type: The TTM buffer object type.
+ * @flags: XE_BO_FLAG_ flags.
+ * @exec: The drm_exec transaction that holds @vm's reservation, inside its
+ * drm_exec_until_all_locked() loop.
+ *
+ * Like xe_bo_create_pin_map(), but the placement of the new bo evicts
+ * through @exec: a victim that another transaction holds is locked in @exec,
+ * and a wound/wait deadlock while doing so is reported as -EDEADLK instead
+ * of -ENOMEM.
+ *
+ * Return: The bo on success. ERR_PTR(-EDEADLK) if @exec is contended: the
+ * bo has not been created, and the caller must back off with
+ * drm_exec_retry_on_contention() and create it again. Other ERR_PTR()s as
+ * xe_bo_create_pin_map().
+ */
+struct xe_bo *xe_bo_create_pin_map_exec(struct xe_device *xe,
+					struct xe_tile *tile, struct xe_vm *vm,
+					size_t size, enum ttm_bo_type type,
+					u32 flags, struct drm_exec *exec)
+{
+	return __xe_bo_create_pin_map(xe, tile, vm, size, ~0ull, type, flags, 0,
+				      exec);
 }
 
 struct xe_bo *xe_bo_create_from_data(struct xe_device *xe, struct xe_tile *tile,

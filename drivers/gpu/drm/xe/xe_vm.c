@@ -370,12 +370,12 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
  * @end: A ktime_t cookie that should be set to 0 before first use and
  * that should be reused on subsequent calls.
  *
- * Validation inside a drm_exec loop passes the exec to TTM, which then
- * backs off from wound/wait contention with -EDEADLK instead of failing.
- * Allocations made inside the loop without the exec, page-table bos in
- * particular, still see such contention as -ENOMEM. Until they take the
- * exec too, the best the driver can do for them is retry with a timeout.
- * Check if that is necessary.
+ * Validation and page-table creation inside a drm_exec loop pass the exec to
+ * TTM, which then backs off from wound/wait contention with -EDEADLK instead
+ * of failing, so their -ENOMEM is a real one. Only the GEM create ioctl
+ * still sees contention as -ENOMEM: it creates bos outside any transaction,
+ * and one with a reservation of its own has no ticket to back off with.
+ * The best it can do is retry with a timeout. Check if that is necessary.
  *
  * Return: true if a retry after drm_exec_init() is recommended;
  * false otherwise.
@@ -446,7 +446,7 @@ int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
 		if (ret)
 			return ret;
 
-		ret = xe_vm_rebind(vm, false);
+		ret = xe_vm_rebind(vm, false, exec);
 		if (ret)
 			return ret;
 	} while (!list_empty(&vm->gpuvm.evict.list));
@@ -530,7 +530,6 @@ static void preempt_rebind_work_func(struct work_struct *w)
 	struct drm_exec exec;
 	unsigned int fence_count = 0;
 	LIST_HEAD(preempt_fences);
-	ktime_t end = 0;
 	int err = 0;
 	long wait;
 	int __maybe_unused tries = 0;
@@ -562,9 +561,6 @@ retry:
 		drm_exec_retry_on_contention(&exec);
 		if (err || done) {
 			drm_exec_fini(&exec);
-			if (err && xe_vm_validate_should_retry(&exec, err, &end))
-				err = -EAGAIN;
-
 			goto out_unlock_outer;
 		}
 	}
@@ -573,7 +569,8 @@ retry:
 	if (err)
 		goto out_unlock;
 
-	err = xe_vm_rebind(vm, true);
+	/* After the locking loop: contention can no longer back off. */
+	err = xe_vm_rebind(vm, true, NULL);
 	if (err)
 		goto out_unlock;
 
@@ -896,7 +893,17 @@ static void xe_vma_ops_init(struct xe_vma_ops *vops, struct xe_vm *vm,
 			    struct xe_exec_queue *q,
 			    struct xe_sync_entry *syncs, u32 num_syncs);
 
-int xe_vm_rebind(struct xe_vm *vm, bool rebind_worker)
+/**
+ * xe_vm_rebind() - Rebind the vmas on the vm's rebind list
+ * @vm: The vm.
+ * @rebind_worker: Called from the preempt rebind worker.
+ * @exec: The drm_exec transaction that holds the vm's reservation, inside
+ * its locking loop, or NULL after it. Page tables are created through it.
+ *
+ * Return: 0 on success, negative error code on error. -EDEADLK only with
+ * @exec, which is then contended: the caller backs off and calls again.
+ */
+int xe_vm_rebind(struct xe_vm *vm, bool rebind_worker, struct drm_exec *exec)
 {
 	struct dma_fence *fence;
 	struct xe_vma *vma, *next;
@@ -910,6 +917,7 @@ int xe_vm_rebind(struct xe_vm *vm, bool rebind_worker)
 		return 0;
 
 	xe_vma_ops_init(&vops, vm, NULL, NULL, 0);
+	vops.exec = exec;
 	for (i = 0; i < XE_MAX_TILES_PER_DEVICE; ++i)
 		vops.pt_update_ops[i].wait_vm_bookkeep = true;
 
@@ -951,7 +959,20 @@ free_ops:
 	return err;
 }
 
-struct dma_fence *xe_vma_rebind(struct xe_vm *vm, struct xe_vma *vma, u8 tile_mask)
+/**
+ * xe_vma_rebind() - Bind a vma of a fault-mode vm on the given tiles
+ * @vm: The vm.
+ * @vma: The vma to bind.
+ * @tile_mask: The tiles to bind it on.
+ * @exec: The drm_exec transaction that holds the vm's reservation and the
+ * vma's bo, inside its locking loop. Page tables are created through it.
+ *
+ * Return: The fence of the bind on success, an ERR_PTR() on error.
+ * ERR_PTR(-EDEADLK) if @exec is contended: the caller backs off and binds
+ * again.
+ */
+struct dma_fence *xe_vma_rebind(struct xe_vm *vm, struct xe_vma *vma,
+				u8 tile_mask, struct drm_exec *exec)
 {
 	struct dma_fence *fence = NULL;
 	struct xe_vma_ops vops;
@@ -965,6 +986,7 @@ struct dma_fence *xe_vma_rebind(struct xe_vm *vm, struct xe_vma *vma, u8 tile_ma
 	xe_assert(vm->xe, xe_vm_in_fault_mode(vm));
 
 	xe_vma_ops_init(&vops, vm, NULL, NULL, 0);
+	vops.exec = exec;
 	for_each_tile(tile, vm->xe, id) {
 		vops.pt_update_ops[id].wait_vm_bookkeep = true;
 		vops.pt_update_ops[tile->id].q =
@@ -1446,7 +1468,7 @@ static int xe_vm_create_scratch(struct xe_device *xe, struct xe_tile *tile,
 	int i;
 
 	for (i = MAX_HUGEPTE_LEVEL; i < vm->pt_root[id]->level; i++) {
-		vm->scratch_pt[id][i] = xe_pt_create(vm, tile, i);
+		vm->scratch_pt[id][i] = xe_pt_create(vm, tile, i, NULL);
 		if (IS_ERR(vm->scratch_pt[id][i])) {
 			int err = PTR_ERR(vm->scratch_pt[id][i]);
 
@@ -1557,7 +1579,8 @@ struct xe_vm *xe_vm_create(struct xe_device *xe, u32 flags)
 		    tile->id != XE_VM_FLAG_TILE_ID(flags))
 			continue;
 
-		vm->pt_root[id] = xe_pt_create(vm, tile, xe->info.vm_max_level);
+		vm->pt_root[id] = xe_pt_create(vm, tile, xe->info.vm_max_level,
+					       NULL);
 		if (IS_ERR(vm->pt_root[id])) {
 			err = PTR_ERR(vm->pt_root[id]);
 			vm->pt_root[id] = NULL;
@@ -2871,9 +2894,12 @@ static int vm_bind_ioctl_ops_execute(struct xe_vm *vm,
 		if (err)
 			goto unlock;
 
+		vops->exec = &exec;
 		fence = ops_execute(vm, vops);
+		vops->exec = NULL;
 		if (IS_ERR(fence)) {
 			err = PTR_ERR(fence);
+			drm_exec_retry_on_contention(&exec);
 			goto unlock;
 		}
 

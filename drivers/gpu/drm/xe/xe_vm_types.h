@@ -382,6 +382,13 @@ struct xe_vma_ops {
 	struct xe_sync_entry *syncs;
 	/** @num_syncs: number of syncs */
 	u32 num_syncs;
+	/**
+	 * @exec: The drm_exec transaction that holds the VM's reservation
+	 * while the operations are prepared, inside its locking loop, or NULL.
+	 * Page tables are created through it, so that contention with another
+	 * transaction while evicting for them ends in a back-off.
+	 */
+	struct drm_exec *exec;
 	/** @pt_update_ops: page table update operations */
 	struct xe_vm_pgtable_update_ops pt_update_ops[XE_MAX_TILES_PER_DEVICE];
 	/** @flags: signify the properties within xe_vma_ops */

@@ -361,6 +361,99 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 	ttm_bo_put(held);
 }
 
+static int exec_test_destroyed;
+
+static void exec_test_count_destroy(struct ttm_buffer_object *bo)
+{
+	exec_test_destroyed++;
+	dummy_ttm_bo_destroy(bo);
+}
+
+/*
+ * Creates a BO of @size in VRAM that shares @owner's reservation, which
+ * @ctx->exec holds, as a driver creates the page tables of a VM.
+ */
+static int exec_test_create_shared(struct kunit *test,
+				   struct ttm_buffer_object *owner,
+				   struct ttm_operation_ctx *ctx,
+				   struct ttm_buffer_object **new)
+{
+	struct ttm_test_devices *priv = test->priv;
+	struct ttm_buffer_object *bo;
+	int err;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+
+	drm_gem_private_object_init(priv->drm, &bo->base, EXEC_BO_SIZE);
+	err = ttm_bo_init_reserved(priv->ttm_dev, bo, ttm_bo_type_device,
+				   &vram_placement, PAGE_SIZE, ctx, NULL,
+				   owner->base.resv, &exec_test_count_destroy);
+	*new = err ? NULL : bo;
+	return err;
+}
+
+/*
+ * Creating a BO can contend too: a younger transaction creates a BO with a
+ * reservation it holds, and placing it needs a victim that an older one
+ * holds. Creation fails with -EDEADLK and the exec contended on the victim,
+ * having put the new BO exactly once; created again after the back-off, it
+ * lands in VRAM.
+ */
+static void ttm_bo_exec_create_contended(struct kunit *test)
+{
+	struct ttm_buffer_object *held, *owner, *bo = NULL;
+	struct ttm_operation_ctx ctx = { };
+	struct exec_holder older = { };
+	struct drm_exec exec;
+	int deadlocks = 0;
+	int err;
+
+	exec_test_destroyed = 0;
+	exec_test_vram(test, EXEC_BO_SIZE);
+	held = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	owner = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	older.bos[older.nr++] = held;
+	exec_holder_start(test, &older, NULL);
+
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		exec_test_no_injection(&exec.ticket);
+		err = drm_exec_lock_obj(&exec, &owner->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+
+		err = exec_test_create_shared(test, owner, &ctx, &bo);
+		if (err == -EDEADLK && exec.contended == &held->base &&
+		    !deadlocks++) {
+			KUNIT_EXPECT_EQ(test, exec_test_destroyed, 1);
+			exec_holder_stop(&older);
+		}
+		drm_exec_retry_on_contention(&exec);
+	}
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, deadlocks, 1);
+	KUNIT_EXPECT_EQ(test, exec_test_destroyed, 1);
+	KUNIT_EXPECT_NOT_NULL(test, bo);
+	if (bo)
+		KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, held->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+
+	drm_exec_fini(&exec);
+	if (!deadlocks)
+		exec_holder_stop(&older);
+	if (bo) {
+		ttm_bo_put(bo);
+		KUNIT_EXPECT_EQ(test, exec_test_destroyed, 2);
+	}
+	ttm_bo_put(owner);
+	ttm_bo_put(held);
+}
+
 static const u32 exec_flags_cases[] = { 0, DRM_EXEC_IGNORE_DUPLICATES };
 
 static void exec_flags_desc(const u32 *flags, char *desc)
@@ -806,6 +899,7 @@ static void ttm_bo_exec_stress(struct kunit *test)
 static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE(ttm_bo_exec_evict_contended),
 	KUNIT_CASE(ttm_bo_exec_evict_contended_no_exec),
+	KUNIT_CASE(ttm_bo_exec_create_contended),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
