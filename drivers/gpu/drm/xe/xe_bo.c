@@ -5,6 +5,7 @@
 
 #include "xe_bo.h"
 
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 
 #include <drm/drm_drv.h>
@@ -1742,6 +1743,10 @@ __xe_bo_create_pin_map(struct xe_device *xe, struct xe_tile *tile,
 	u64 start = offset == ~0ull ? 0 : offset;
 	u64 end = offset == ~0ull ? offset : start + size;
 
+	/* TTM evicts through an exec only for bos locked by it. */
+	xe_assert(xe, !exec || (vm && dma_resv_locking_ctx(xe_vm_resv(vm)) ==
+				&exec->ticket));
+
 	if (flags & XE_BO_FLAG_STOLEN &&
 	    xe_ttm_stolen_cpu_access_needs_ggtt(xe))
 		flags |= XE_BO_FLAG_GGTT;
@@ -1800,7 +1805,7 @@ struct xe_bo *xe_bo_create_pin_map(struct xe_device *xe, struct xe_tile *tile,
  * @type: The TTM buffer object type.
  * @flags: XE_BO_FLAG_ flags.
  * @exec: The drm_exec transaction that holds @vm's reservation, inside its
- * drm_exec_until_all_locked() loop.
+ * drm_exec_until_all_locked() loop; or NULL, as xe_bo_create_pin_map().
  *
  * Like xe_bo_create_pin_map(), but the placement of the new bo evicts
  * through @exec: a victim that another transaction holds is locked in @exec,
@@ -2227,6 +2232,32 @@ void xe_bo_vunmap(struct xe_bo *bo)
 	__xe_bo_vunmap(bo);
 }
 
+#define XE_BO_CREATE_RETRY_TIMEOUT_MS 1000
+
+/*
+ * Whether to retry a GEM create that failed with @err, sleeping first.
+ * Elsewhere xe places bos inside a drm_exec loop and backs off from
+ * contention with -EDEADLK. A bo created here has no transaction, and one
+ * with a reservation of its own no ticket to back off with, so contention
+ * while placing it still looks like -ENOMEM. Retry for up to a second;
+ * @end, zero at first, keeps the deadline across calls.
+ */
+static bool xe_bo_create_should_retry(int err, ktime_t *end)
+{
+	ktime_t cur;
+
+	if (err != -ENOMEM)
+		return false;
+
+	cur = ktime_get();
+	*end = *end ? : ktime_add_ms(cur, XE_BO_CREATE_RETRY_TIMEOUT_MS);
+	if (!ktime_before(cur, *end))
+		return false;
+
+	msleep(20);
+	return true;
+}
+
 int xe_gem_create_ioctl(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
@@ -2331,7 +2362,7 @@ retry:
 
 	if (IS_ERR(bo)) {
 		err = PTR_ERR(bo);
-		if (xe_vm_validate_should_retry(NULL, err, &end))
+		if (xe_bo_create_should_retry(err, &end))
 			goto retry;
 		goto out_vm;
 	}

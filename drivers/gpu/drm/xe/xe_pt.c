@@ -2229,14 +2229,21 @@ void xe_pt_update_ops_abort(struct xe_tile *tile, struct xe_vma_ops *vops)
 		if (!pt_op->vma || i >= pt_update_ops->current_op)
 			continue;
 
-		if (pt_op->bind)
+		if (pt_op->bind) {
 			xe_pt_abort_bind(pt_op->vma, pt_op->entries,
 					 pt_op->num_entries,
 					 pt_op->rebind);
-		else
+			pt_op->vma->tile_staged &= ~BIT(tile->id);
+		} else {
 			xe_pt_abort_unbind(pt_op->vma, pt_op->entries,
 					   pt_op->num_entries);
+		}
 	}
 
 	xe_pt_update_ops_fini(tile, vops);
+	/*
+	 * A caller that backs off prepares the same ops again; until then,
+	 * another tile's abort must not undo these a second time.
+	 */
+	pt_update_ops->current_op = 0;
 }

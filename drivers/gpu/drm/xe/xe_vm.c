@@ -332,8 +332,6 @@ int __xe_vm_userptr_needs_repin(struct xe_vm *vm)
 		list_empty(&vm->userptr.invalidated)) ? 0 : -EAGAIN;
 }
 
-#define XE_VM_REBIND_RETRY_TIMEOUT_MS 1000
-
 /**
  * xe_vm_kill() - VM Kill
  * @vm: The VM.
@@ -361,39 +359,6 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 		xe_vm_unlock(vm);
 
 	/* TODO: Inform user the VM is banned */
-}
-
-/**
- * xe_vm_validate_should_retry() - Whether to retry after a validate error.
- * @exec: The drm_exec object used for locking before validation.
- * @err: The error returned from ttm_bo_validate().
- * @end: A ktime_t cookie that should be set to 0 before first use and
- * that should be reused on subsequent calls.
- *
- * Validation and page-table creation inside a drm_exec loop pass the exec to
- * TTM, which then backs off from wound/wait contention with -EDEADLK instead
- * of failing, so their -ENOMEM is a real one. Only the GEM create ioctl
- * still sees contention as -ENOMEM: it creates bos outside any transaction,
- * and one with a reservation of its own has no ticket to back off with.
- * The best it can do is retry with a timeout. Check if that is necessary.
- *
- * Return: true if a retry after drm_exec_init() is recommended;
- * false otherwise.
- */
-bool xe_vm_validate_should_retry(struct drm_exec *exec, int err, ktime_t *end)
-{
-	ktime_t cur;
-
-	if (err != -ENOMEM)
-		return false;
-
-	cur = ktime_get();
-	*end = *end ? : ktime_add_ms(cur, XE_VM_REBIND_RETRY_TIMEOUT_MS);
-	if (!ktime_before(cur, *end))
-		return false;
-
-	msleep(20);
-	return true;
 }
 
 static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
