@@ -2211,7 +2211,9 @@ void xe_pt_update_ops_fini(struct xe_tile *tile, struct xe_vma_ops *vops)
  * @tile: Tile of PT update operations
  * @vops: VMA operationa
  *
- *  Abort PT update operations by unwinding internal PT state
+ *  Abort PT update operations by unwinding internal PT state. Afterwards the
+ *  tile holds nothing staged, and xe_pt_update_ops_prepare() may prepare
+ *  the same operations again.
  */
 void xe_pt_update_ops_abort(struct xe_tile *tile, struct xe_vma_ops *vops)
 {
