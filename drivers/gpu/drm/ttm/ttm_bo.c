@@ -1190,6 +1190,12 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * client; they are only ever trylocked. Without &ttm_operation_ctx.exec
  * nothing changes: contention during eviction counts as no space, and
  * ttm_bo_validate() reports -ENOMEM when no placement is left.
+ *
+ * Creating a buffer object inside the loop works the same way when it
+ * shares a reservation the transaction holds, as the page tables of a VM
+ * share the VM's: ttm_bo_init_reserved() with &ttm_operation_ctx.exec set
+ * returns -EDEADLK with the exec contended, having put the new object, and
+ * the caller creates it again after the back-off.
  */
 
 /* Reports a failed validation by @ctx's client; returns @err. */
