@@ -390,6 +390,8 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
  * @exec: The struct drm_exec with the locked GEM objects.
  * @num_fences: The number of fences to reserve for the operation, not
  * including rebinds and validations.
+ * @rebind_worker: Called from the preempt rebind worker, which rebinds the
+ * vmas of a long-running vm here.
  *
  * Validates all evicted gem objects and rebinds their vmas. Note that
  * rebindings may cause evictions and hence the validation-rebind
@@ -400,7 +402,7 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
  * the drm_exec transaction needs to be restarted.
  */
 int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
-			  unsigned int num_fences)
+			  unsigned int num_fences, bool rebind_worker)
 {
 	struct drm_gem_object *obj;
 	int ret;
@@ -410,7 +412,7 @@ int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
 		if (ret)
 			return ret;
 
-		ret = xe_vm_rebind(vm, false, exec);
+		ret = xe_vm_rebind(vm, rebind_worker, exec);
 		if (ret)
 			return ret;
 	} while (!list_empty(&vm->gpuvm.evict.list));
@@ -485,7 +487,8 @@ static int xe_preempt_work_begin(struct drm_exec *exec, struct xe_vm *vm,
 	 * The fence reservation here is intended for the new preempt fences
 	 * we attach at the end of the rebind work.
 	 */
-	return xe_vm_validate_rebind(vm, exec, vm->preempt.num_exec_queues);
+	return xe_vm_validate_rebind(vm, exec, vm->preempt.num_exec_queues,
+				     true);
 }
 
 static void preempt_rebind_work_func(struct work_struct *w)
@@ -530,11 +533,6 @@ retry:
 	}
 
 	err = alloc_preempt_fences(vm, &preempt_fences, &fence_count);
-	if (err)
-		goto out_unlock;
-
-	/* After the locking loop: contention can no longer back off. */
-	err = xe_vm_rebind(vm, true, NULL);
 	if (err)
 		goto out_unlock;
 
@@ -862,10 +860,10 @@ static void xe_vma_ops_init(struct xe_vma_ops *vops, struct xe_vm *vm,
  * @vm: The vm.
  * @rebind_worker: Called from the preempt rebind worker.
  * @exec: The drm_exec transaction that holds the vm's reservation, inside
- * its locking loop, or NULL after it. Page tables are created through it.
+ * its locking loop. Page tables are created through it.
  *
- * Return: 0 on success, negative error code on error. -EDEADLK only with
- * @exec, which is then contended: the caller backs off and calls again.
+ * Return: 0 on success, negative error code on error. -EDEADLK if @exec
+ * is contended: the caller backs off and calls again.
  */
 int xe_vm_rebind(struct xe_vm *vm, bool rebind_worker, struct drm_exec *exec)
 {

@@ -244,7 +244,7 @@ int xe_vma_userptr_check_repin(struct xe_userptr_vma *uvma);
 int xe_vm_lock_vma(struct drm_exec *exec, struct xe_vma *vma);
 
 int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
-			  unsigned int num_fences);
+			  unsigned int num_fences, bool rebind_worker);
 
 void xe_vm_bump_lru(struct xe_vm *vm, struct drm_exec *exec);
 
