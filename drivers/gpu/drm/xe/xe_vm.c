@@ -858,9 +858,12 @@ static void xe_vma_ops_init(struct xe_vma_ops *vops, struct xe_vm *vm,
 /**
  * xe_vm_rebind() - Rebind the vmas on the vm's rebind list
  * @vm: The vm.
- * @rebind_worker: Called from the preempt rebind worker.
+ * @rebind_worker: Called from the preempt rebind worker; without it, a
+ * long-running vm is left alone.
  * @exec: The drm_exec transaction that holds the vm's reservation, inside
  * its locking loop. Page tables are created through it.
+ *
+ * The caller holds @vm's lock and, through @exec, its reservation.
  *
  * Return: 0 on success, negative error code on error. -EDEADLK if @exec
  * is contended: the caller backs off and calls again.
