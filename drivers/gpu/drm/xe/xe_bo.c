@@ -72,6 +72,15 @@ static struct ttm_placement tt_placement = {
 	.placement = tt_placement_flags,
 };
 
+/*
+ * TTM evicts through @exec only for a bo whose reservation @exec holds and
+ * silently ignores it otherwise: true if passing @exec for @resv is right.
+ */
+static bool xe_bo_exec_holds(struct drm_exec *exec, struct dma_resv *resv)
+{
+	return !exec || (resv && dma_resv_locking_ctx(resv) == &exec->ticket);
+}
+
 bool mem_type_is_vram(u32 mem_type)
 {
 	return mem_type >= XE_PL_VRAM0 && mem_type != XE_PL_STOLEN;
@@ -1430,6 +1439,7 @@ struct xe_bo *xe_bo_init_locked(struct xe_device *xe, struct xe_bo *bo,
 
 	/* Only kernel objects should set GT */
 	xe_assert(xe, !tile || type == ttm_bo_type_kernel);
+	xe_assert(xe, xe_bo_exec_holds(exec, resv));
 
 	if (XE_WARN_ON(!size)) {
 		xe_bo_free(bo);
@@ -1742,10 +1752,6 @@ __xe_bo_create_pin_map(struct xe_device *xe, struct xe_tile *tile,
 	int err;
 	u64 start = offset == ~0ull ? 0 : offset;
 	u64 end = offset == ~0ull ? offset : start + size;
-
-	/* TTM evicts through an exec only for bos locked by it. */
-	xe_assert(xe, !exec || (vm && dma_resv_locking_ctx(xe_vm_resv(vm)) ==
-				&exec->ticket));
 
 	if (flags & XE_BO_FLAG_STOLEN &&
 	    xe_ttm_stolen_cpu_access_needs_ggtt(xe))
@@ -2120,9 +2126,7 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 	if (xe_bo_is_pinned(bo))
 		return 0;
 
-	/* TTM ignores an exec that does not hold @bo: catch the mistake. */
-	xe_assert(xe_bo_device(bo), !exec ||
-		  dma_resv_locking_ctx(bo->ttm.base.resv) == &exec->ticket);
+	xe_assert(xe_bo_device(bo), xe_bo_exec_holds(exec, bo->ttm.base.resv));
 
 	if (vm) {
 		lockdep_assert_held(&vm->lock);

@@ -38,14 +38,16 @@ static struct ttm_placement vram_placement = {
 };
 
 /*
- * What the running test saw of its victims while they were being evicted.
- * Only single-threaded tests watch.
+ * What the running test saw of its victims while they were being evicted,
+ * and how many of the BOs it counts were destroyed. Only single-threaded
+ * tests watch.
  */
 static struct {
 	bool watch;
 	int evicted;
 	int evicted_through_exec;
 	int earlier_victims_held;
+	int destroyed;
 	struct ttm_buffer_object *victims[2];
 } exec_test_seen;
 
@@ -361,11 +363,9 @@ static void ttm_bo_exec_evict_contended_no_exec(struct kunit *test)
 	ttm_bo_put(held);
 }
 
-static int exec_test_destroyed;
-
 static void exec_test_count_destroy(struct ttm_buffer_object *bo)
 {
-	exec_test_destroyed++;
+	exec_test_seen.destroyed++;
 	dummy_ttm_bo_destroy(bo);
 }
 
@@ -411,7 +411,6 @@ static void ttm_bo_exec_create_contended(struct kunit *test)
 	int deadlocks = 0;
 	int err;
 
-	exec_test_destroyed = 0;
 	exec_test_vram(test, EXEC_BO_SIZE);
 	held = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
 	owner = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
@@ -430,7 +429,7 @@ static void ttm_bo_exec_create_contended(struct kunit *test)
 		err = exec_test_create_shared(test, owner, &ctx, &bo);
 		if (err == -EDEADLK && exec.contended == &held->base &&
 		    !deadlocks++) {
-			KUNIT_EXPECT_EQ(test, exec_test_destroyed, 1);
+			KUNIT_EXPECT_EQ(test, exec_test_seen.destroyed, 1);
 			exec_holder_stop(&older);
 		}
 		/* A second back-off would mean the first one fixed nothing. */
@@ -441,7 +440,7 @@ static void ttm_bo_exec_create_contended(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, deadlocks, 1);
-	KUNIT_EXPECT_EQ(test, exec_test_destroyed, 1);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.destroyed, 1);
 	KUNIT_EXPECT_NOT_NULL(test, bo);
 	if (bo)
 		KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
@@ -454,7 +453,7 @@ static void ttm_bo_exec_create_contended(struct kunit *test)
 		exec_holder_stop(&older);
 	if (bo) {
 		ttm_bo_put(bo);
-		KUNIT_EXPECT_EQ(test, exec_test_destroyed, 2);
+		KUNIT_EXPECT_EQ(test, exec_test_seen.destroyed, 2);
 	}
 	ttm_bo_put(owner);
 	ttm_bo_put(held);

@@ -36,8 +36,8 @@ static const struct ttm_place contig_place = {
  * @n_bos: Entries in @bos.
  * @refused: BOs the driver refuses to evict.
  * @n_refused: Entries in @refused.
- * @refusals: Times the driver refused one of them.
- * @window_refusals: Of those, times eviction was taking a window.
+ * @window_refusals: Times the driver refused one of them while eviction
+ * was taking a window.
  * @rnd: Deterministic randomness.
  */
 struct window_test {
@@ -46,7 +46,6 @@ struct window_test {
 	unsigned int n_bos;
 	struct ttm_buffer_object *refused[WINDOW_COUNT];
 	unsigned int n_refused;
-	unsigned int refusals;
 	unsigned int window_refusals;
 	struct rnd_state rnd;
 };
@@ -81,7 +80,6 @@ static bool window_test_valuable(struct ttm_buffer_object *bo,
 	struct window_test *t = test ? test->priv : NULL;
 
 	if (t && is_refused(t, bo)) {
-		t->refusals++;
 		/* The window walk asks with the window as its place. */
 		if (place->lpfn)
 			t->window_refusals++;
