@@ -16,10 +16,10 @@ deps: ## Install the Debian packages the harness needs
 base: deps ## Install and check the pinned base (series/base)
 	@bash $(H)/base.sh
 
-tree: base ## build/linux = base + series/*.patch (git am, no fuzz)
+tree: base ## build/linux = base + every series/<n>-<topic>/ in order (git am, no fuzz), a branch per series
 	@bash $(H)/tree.sh
 
-export: ## series/ and the browsable view from build/linux base..HEAD
+export: ## series/<n>-<topic>/ from build/linux's series/* branches, and the browsable view
 	@bash $(H)/export.sh
 
 kunit: tree ## Run every KUnit suite of kunit-configs/ in one UML kernel

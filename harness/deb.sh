@@ -15,7 +15,7 @@ SUFFIX=-ttm-overcommit
 TRIM=${TRIM:-0}
 
 require_tree
-[ -f "$DEB_CONFIG" ] || die "no $DEB_CONFIG; run 'make deps'"
+[ -f "$DEB_CONFIG" ] || die "no $DEB_CONFIG; run 'make base'"
 
 if [ "$TRIM" = 1 ]; then
 	OUT=$BUILD/deb-trim

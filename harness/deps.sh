@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Install the Debian packages the harness needs. Idempotent; only Debian's
-# archive is used.
+# archive is used. The base and Debian's configuration of it come from the
+# base's suite, which harness/base.sh adds and installs after this.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(bc bison flex libelf-dev libssl-dev cpio python3 xz-utils make gcc g++
       git git-email libmailtools-perl sparse codespell python3-ply python3-git qemu-system-x86 busybox-static
-      # make distro-check and make deb: Debian's config of the base, and the
-      # symbols Debian's build of it exports.
-      linux-config-6.12 "linux-headers-$BASE_UPSTREAM+deb12-amd64"
+      # harness/base.sh: the key of the base's suite.
+      debian-archive-keyring
       # make deb: what bindeb-pkg needs beyond a kernel build.
       debhelper dpkg-dev rsync kmod
       # make deb without TRIM=1: BTF of Debian's debug info.

@@ -2,13 +2,12 @@
 # make distro-check: the series is sound in the configuration Debian ships.
 #  - Debian's amd64 config plus harness/distro/series.config resolves with
 #    every option of the fragment as asked;
-#  - the modules the series touches (drm, ttm, xe, vttm) build and link
+#  - the modules the series touches (drm, drm_exec, ttm, xe) build and link
 #    as modules, without a compiler warning or a modpost complaint, and
 #    every symbol they use is exported: by the modules built here, by the
 #    built-in objects the series adds or its options turn on, or by
 #    Debian's own kernel of the same version (its Module.symvers);
-#  - the rest of what the series touches (kernel/cgroup/, mm/page_counter,
-#    the amdgpu files) compiles;
+#  - the rest of what the series touches (the amdgpu files) compiles;
 #  - with CONFIG_CGROUP_DMEM=n every touched object still builds.
 # amdgpu is compile-tested here, and only here. Linking amdgpu.ko would
 # cost 15-20 min on 2 cores, so its touched objects are compiled and the
@@ -21,15 +20,15 @@ OUT_NODMEM=$BUILD/distro-nodmem
 
 # Modules built whole and linked, because the series changes them. Keep
 # in step with the series (the check below fails otherwise).
-MODULES=(drivers/gpu/drm/drm.ko drivers/gpu/drm/ttm/ttm.ko
-	 drivers/gpu/drm/xe/xe.ko drivers/gpu/drm/vttm/vttm.ko)
+MODULES=(drivers/gpu/drm/drm.ko drivers/gpu/drm/drm_exec.ko
+	 drivers/gpu/drm/ttm/ttm.ko drivers/gpu/drm/xe/xe.ko)
 # Built-in code that series.config turns on, which Debian's kernel lacks,
 # and which the modules call.
-ENABLED_OBJECTS=(drivers/pci/p2pdma.o)
+ENABLED_OBJECTS=(kernel/cgroup/dmem.o)
 
 require_tree
-[ -f "$DEB_CONFIG" ] || die "no $DEB_CONFIG; run 'make deps'"
-[ -f "$DEB_SYMVERS" ] || die "no $DEB_SYMVERS; run 'make deps'"
+[ -f "$DEB_CONFIG" ] || die "no $DEB_CONFIG; run 'make base'"
+deb_symvers
 
 kmake() {
 	local out=$1

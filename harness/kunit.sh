@@ -1,30 +1,69 @@
 #!/usr/bin/env bash
-# Merge kunit-configs/*.config into one UML kunitconfig, build and run it in
-# the persistent build/kunit, and summarise the results per suite.
+# Merge kunit-configs/*.config into one UML kunitconfig, build it in the
+# persistent build/kunit, and run it in several boots of the same kernel:
+#  1. every suite except the modules of kunit-configs/lockdep-off, which
+#     switch lockdep off on the unmodified base. Lockdep must stay on for
+#     the whole boot: any lockdep report, or lockdep going off, fails.
+#  2. each module of kunit-configs/lockdep-off in a boot of its own, with
+#     the splats kunit-configs/known-splats allows it.
+# Then summarise per suite, against kunit-configs/expected and
+# kunit-configs/known-failures.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 require_tree
 KDIR=$BUILD/kunit
+CFG=$TOP/kunit-configs
 mkdir -p "$KDIR"
-cat "$TOP"/kunit-configs/*.config >"$BUILD/kunit.kunitconfig"
+cat "$CFG"/*.config >"$BUILD/kunit.kunitconfig"
 
+# Modules that switch lockdep off, one per line ('<module>  # reason').
+mapfile -t apart < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$CFG/lockdep-off" |
+	awk '{ print $1 }')
+not_apart=$(printf 'module!=%s,' "${apart[@]}")
+not_apart=${not_apart%,}
+
+kunit() {
+	(cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py "$@" \
+		--build_dir="$KDIR" --timeout="${KUNIT_TIMEOUT:-1800}" \
+		--raw_output=all)
+}
+
+logs=()
 log=$BUILD/kunit.log
-# drm_hdmi_state_helper_test leaves crtc ww locks held in 6.12.117; the
-# lockdep report that causes switches lockdep off for every later suite.
-# It is skipped (and reported as skipped) so lockdep stays on throughout.
-skip='module!=drm_hdmi_state_helper_test'
-note "building and running the UML KUnit kernel in $KDIR"
-if ! (cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
-		--arch=um --build_dir="$KDIR" \
-		--kunitconfig="$BUILD/kunit.kunitconfig" \
-		--jobs="$JOBS" --timeout="${KUNIT_TIMEOUT:-1800}" \
-		--filter "$skip" --filter_action skip \
-		--raw_output=all ${KUNIT_GLOB:+"$KUNIT_GLOB"}) >"$log" 2>&1; then
+note "building the UML KUnit kernel in $KDIR; boot 1: all but ${apart[*]}"
+if ! kunit run --arch=um --kunitconfig="$BUILD/kunit.kunitconfig" \
+		--jobs="$JOBS" --filter "$not_apart" \
+		${KUNIT_GLOB:+"$KUNIT_GLOB"} >"$log" 2>&1; then
 	tail -40 "$log" >&2
 	die "kunit.py failed (build error, crash or timeout); full log in $log"
 fi
+logs+=("$log")
+
+# Lockdep must be built in and stay on for boot 1, where our suites run.
+grep -qx 'CONFIG_PROVE_LOCKING=y' "$KDIR/.config" ||
+	die "CONFIG_PROVE_LOCKING is off in $KDIR/.config; fix kunit-configs/00-debug.config"
+off='turning off the locking correctness validator|lockdep is turned off'
+off+='|DEBUG_LOCKS_WARN_ON|possible recursive locking|possible circular locking'
+if line=$(grep -nE -m1 "$off" "$log"); then
+	die "lockdep went off in boot 1 ($log:${line%%:*}): the suites after it ran without it; find the suite and move its module to kunit-configs/lockdep-off"
+fi
+note "boot 1: lockdep stayed on"
+
+for m in "${apart[@]}"; do
+	mlog=$BUILD/kunit-$m.log
+	note "boot of its own: $m"
+	kunit exec --filter "module=$m" >"$mlog" 2>&1 || {
+		tail -40 "$mlog" >&2
+		die "kunit.py failed on $m (crash or timeout); full log in $mlog"
+	}
+	logs+=("$mlog")
+done
+
 splats=0
-python3 "$TOP/harness/splats.py" --allow "$TOP/kunit-configs/known-splats" "$log" || splats=1
-python3 "$TOP/harness/ktap.py" --expect "$TOP/kunit-configs/expected" "$log"
-[ $splats -eq 0 ] || die "kernel splats during KUnit; see above and $log"
+for l in "${logs[@]}"; do
+	python3 "$TOP/harness/splats.py" --allow "$CFG/known-splats" "$l" || splats=1
+done
+python3 "$TOP/harness/ktap.py" --expect "$CFG/expected" \
+	--known-failures "$CFG/known-failures" "${logs[@]}"
+[ $splats -eq 0 ] || die "kernel splats during KUnit; see above and ${logs[*]}"

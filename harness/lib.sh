@@ -36,10 +36,32 @@ require_tree() {
 	[ -e "$TREE/.git" ] || die "no kernel tree in $TREE; run 'make tree' first"
 }
 
-# The patches of the series, in order, without the cover letter.
+# The series, one folder each: series/<n>-<topic>/, 'git format-patch
+# --cover-letter' output, and in build/linux a branch series/<n>-<topic> at
+# the last commit of each. They are applied and sent in the order of <n>;
+# series_sort, which sorts such names, is the only place that order is
+# written down.
+series_sort() {
+	sort -V
+}
+
+series_dirs() {
+	local d
+	find "$TOP/series" -mindepth 1 -maxdepth 1 -type d -regextype egrep \
+		-regex '.*/[0-9]+-[^/]+' -printf '%f\n' | series_sort |
+		while read -r d; do echo "$TOP/series/$d"; done
+}
+
+# series_patches [DIR]: the patches of one series, or of every series in
+# order, without the cover letters.
 series_patches() {
-	find "$TOP/series" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		! -name '0000-*' | sort
+	local d
+	if [ $# -gt 0 ]; then
+		find "$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+			! -name '0000-*' | sort
+		return
+	fi
+	series_dirs | while read -r d; do series_patches "$d"; done
 }
 
 # Kernel builds share 2 cores: run them one at a time, across every shell
@@ -49,11 +71,40 @@ build_locked() {
 	flock "$BUILD/.build-lock" "$@"
 }
 
-# Debian's amd64 configuration of the base, the symbols Debian's build of it
-# exports, and the fragments the series merges into it (harness/distro/).
-DEB_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
-DEB_SYMVERS=/usr/src/linux-headers-$BASE_UPSTREAM+deb12-amd64/Module.symvers
+# Debian's amd64 configuration of the base (base.sh installs it), the
+# symbols Debian's build of it exports (deb_symvers fetches them), and the
+# fragments the series merges into it (harness/distro/).
+DEB_CONFIG_PACKAGE=${BASE_PACKAGE/linux-source/linux-config}
+DEB_CONFIG=/usr/src/$DEB_CONFIG_PACKAGE/config.amd64_none_amd64.xz
+DEB_KERNEL=$BASE_UPSTREAM+deb13-amd64
+DEB_ROOT=$BUILD/debian/$BASE_VERSION
+DEB_SYMVERS=$DEB_ROOT/usr/src/linux-headers-$DEB_KERNEL/Module.symvers
 DISTRO=$TOP/harness/distro
+
+# deb_symvers: DEB_SYMVERS, from Debian's linux-headers package of the
+# base. That package wants trixie's libc and does not install on Debian 12,
+# so it is downloaded and unpacked under $BUILD/debian/ instead, once.
+deb_symvers() {
+	[ -f "$DEB_SYMVERS" ] && return 0
+	local pkg=linux-headers-$DEB_KERNEL tmp
+	mkdir -p "$BUILD"
+	tmp=$(mktemp -d "$BUILD/debian.XXXXXX")
+	if ! (cd "$tmp" && apt-get download -q "$pkg=$BASE_VERSION") \
+			>"$tmp/download.log" 2>&1; then
+		tail -n 3 "$tmp/download.log" >&2
+		rm -rf "$tmp"
+		die "apt-get download $pkg=$BASE_VERSION failed; run 'make base' (it adds $BASE_SUITE) and try again"
+	fi
+	dpkg-deb -x "$tmp"/*.deb "$tmp/root"
+	[ -f "$tmp/root${DEB_SYMVERS#"$DEB_ROOT"}" ] || {
+		rm -rf "$tmp"
+		die "$pkg=$BASE_VERSION has no ${DEB_SYMVERS#"$DEB_ROOT"/}; fix DEB_SYMVERS in harness/lib.sh"
+	}
+	mkdir -p "$(dirname "$DEB_ROOT")"
+	rm -rf "$DEB_ROOT"
+	mv "$tmp/root" "$DEB_ROOT"
+	rm -rf "$tmp"
+}
 
 # merge_config SRC OUT BASE FRAGMENT...: OUT/.config is BASE with the
 # fragments merged, resolved by olddefconfig in source tree SRC, and every

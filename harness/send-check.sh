@@ -1,38 +1,42 @@
 #!/usr/bin/env bash
-# Ready to send: what the list and the maintainers' tools will see.
-#  - scripts/get_maintainer.pl over the patches gives the To (maintainers)
-#    and Cc (reviewers and lists) lines, written into the cover letter;
-#  - git send-email --dry-run renders every mail into build/send-email.log,
-#    with the cover letter's To and Cc on all of them;
+# Ready to send: what the list and the maintainers' tools will see, series
+# by series (each series/<n>-<topic>/ is one thread under its own cover
+# letter):
+#  - scripts/get_maintainer.pl over the series' patches gives the To
+#    (maintainers) and Cc (reviewers and lists) lines, written into its
+#    cover letter;
+#  - git send-email --dry-run renders every mail of the series into
+#    build/send-email-<n>-<topic>.log, with the cover letter's To and Cc on
+#    all of them;
 #  - harness/sendcheck.py checks prefix, version, numbering and threading
-#    of every mail, and Signed-off-by, subject prefix, a message that says
-#    why, and a reason for size in every patch.
+#    of every mail, the cover letter's base-commit and prerequisite patch
+#    ids, and Signed-off-by, subject prefix, a message that says why, and a
+#    reason for size in every patch.
 # Nothing leaves the machine.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-LOG=$BUILD/send-email.log
-COVER=$TOP/series/0000-cover-letter.patch
 # Over this many changed lines, a patch says in its message why it is
 # that large: about what a reviewer reads in one sitting.
 MAX_LINES=${SEND_MAX_LINES:-800}
 
 require_tree
-mapfile -t patches < <(series_patches)
-[ ${#patches[@]} -gt 0 ] || die "no patches in series/"
-[ -f "$COVER" ] || die "no cover letter in series/"
-
+mapfile -t dirs < <(series_dirs)
+[ ${#dirs[@]} -gt 0 ] || die "no series in series/; run 'make export'"
+base=$(git -C "$TREE" rev-parse base)
 self="$PROJECT_NAME <$PROJECT_EMAIL>"
+mkdir -p "$BUILD"
+
 maintainers() {
 	# A fixed hash seed keeps the order, and so the cover letter, stable.
 	(cd "$TREE" && PERL_HASH_SEED=0 perl scripts/get_maintainer.pl --no-git \
 		--no-git-fallback --no-rolestats "$@" "${patches[@]}") |
 		grep -vF "$PROJECT_EMAIL" || true
 }
-to=$(maintainers --m --nor --nol)
-cc=$(maintainers --nom --r --l)
-[ -n "$to" ] || die "get_maintainer.pl found no maintainers"
-python3 - "$COVER" "$to" "$cc" <<'PY'
+
+# write_recipients COVER TO CC: the To and Cc lines of the cover letter.
+write_recipients() {
+	python3 - "$@" <<'PY'
 import sys
 path, to, cc = sys.argv[1:]
 text = open(path).read()
@@ -54,14 +58,50 @@ at = next(i for i, l in enumerate(lines) if l.startswith('Subject:'))
 lines[at:at] = [fold('To', to)] + ([fold('Cc', cc)] if cc else [])
 open(path, 'w').write('\n'.join(lines) + sep + body)
 PY
-note "send-check: To/Cc from get_maintainer.pl written into the cover letter"
+}
 
-mkdir -p "$BUILD"
-(cd "$BUILD" && git send-email --dry-run --confirm=never --no-validate \
-	--suppress-cc=all --to-cover --cc-cover --from="$self" \
-	"$COVER" "${patches[@]}") >"$LOG" 2>&1 ||
-	die "git send-email --dry-run failed; see $LOG"
+fail=0
+mails=0
+earlier=()
+for dir in "${dirs[@]}"; do
+	name=${dir##*/}
+	cover=$dir/0000-cover-letter.patch
+	log=$BUILD/send-email-$name.log
+	mapfile -t patches < <(series_patches "$dir")
+	[ ${#patches[@]} -gt 0 ] || die "no patches in series/$name; run 'make export'"
+	[ -f "$cover" ] || die "no cover letter in series/$name; run 'make export'"
 
-python3 "$TOP/harness/sendcheck.py" "$LOG" "$MAX_LINES" "$self" \
-	"$COVER" "${patches[@]}" || die "the series is not ready to send"
-note "send-check: $((${#patches[@]} + 1)) mails threaded, prefixed and signed off; log in $LOG"
+	to=$(maintainers --m --nor --nol)
+	cc=$(maintainers --nom --r --l)
+	[ -n "$to" ] || die "get_maintainer.pl found no maintainers for series/$name"
+	write_recipients "$cover" "$to" "$cc"
+	note "send-check: series/$name: To/Cc from get_maintainer.pl written into the cover letter"
+
+	if grep -qE '^\*\*\* (SUBJECT|BLURB) HERE \*\*\*$|^Subject: .*\*\*\* SUBJECT HERE \*\*\*' "$cover"; then
+		echo "series/$name: the cover letter has git's template subject or text; write them into series/$name/0000-cover-letter.patch" >&2
+		fail=1
+	elif ! (cd "$BUILD" && git send-email --dry-run --confirm=never --no-validate \
+		--suppress-cc=all --to-cover --cc-cover --from="$self" \
+		"$cover" "${patches[@]}") >"$log" 2>&1; then
+		echo "series/$name: git send-email --dry-run failed; see $log" >&2
+		fail=1
+	# The series before this one are its prerequisites.
+	elif ! python3 "$TOP/harness/sendcheck.py" --base "$base" \
+		"${earlier[@]/#/--prerequisite=}" "$log" "$MAX_LINES" "$self" \
+		"$cover" "${patches[@]}"; then
+		echo "series/$name is not ready to send" >&2
+		fail=1
+	else
+		note "send-check: series/$name: $((${#patches[@]} + 1)) mails threaded, prefixed and signed off; log in $log"
+	fi
+	mails=$((mails + ${#patches[@]} + 1))
+	earlier+=("${patches[@]}")
+done
+dup=$(for dir in "${dirs[@]}"; do grep -m1 '^Message-Id:' "$dir/0000-cover-letter.patch" || true; done |
+	sort | uniq -d)
+if [ -n "$dup" ]; then
+	echo "two cover letters share $dup" >&2
+	fail=1
+fi
+[ $fail -eq 0 ] || die "not every series is ready to send; see the messages above"
+note "send-check: ${#dirs[@]} series, $mails mails, ready to send"

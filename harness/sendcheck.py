@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Check a series the way it will reach the list.
+"""Check one series the way it will reach the list.
 
-Usage: sendcheck.py DRY_RUN_LOG MAX_LINES IDENTITY PATCH...
+Usage: sendcheck.py [--base COMMIT] [--prerequisite=PATCH]...
+                    DRY_RUN_LOG MAX_LINES IDENTITY COVER PATCH...
 
-DRY_RUN_LOG is the output of 'git send-email --dry-run' over the cover
-letter and PATCH..., in order. Every mail must carry '[PATCH<v> n/N]' with
-one version for all (the highest 'Changes in vN' of the cover letter; v1
-has none), number n of N, and thread under the cover letter. Every patch
-must be signed off by IDENTITY, have a subject '<prefix>: <summary>', say
-why in its message (40 words or more before the trailers), and, when it
-changes more than MAX_LINES lines, say how many lines and why ('<n>
-lines' in its message). Prints one line per problem; exits 1 if any.
+DRY_RUN_LOG is the output of 'git send-email --dry-run' over COVER and
+PATCH..., in order: one series, one thread. Every mail must carry
+'[PATCH<v> n/N]' with one version for all (the highest 'Changes in vN' of
+the cover letter; v1 has none), number n of N, and thread under the cover
+letter. With --base, the cover letter names COMMIT as 'base-commit:', and
+lists as 'prerequisite-patch-id:' the patch-ids of exactly the
+--prerequisite patches (those of the series before it), so that b4 and
+the list's CI can rebuild the tree it applies to. Every patch must be
+signed off by IDENTITY, have a subject '<prefix>: <summary>', say why in
+its message (40 words or more before the trailers), and, when it changes
+more than MAX_LINES lines, say how many lines and why ('<n> lines' in its
+message). Prints one line per problem; exits 1 if any.
 """
+import argparse
 import re
+import subprocess
 import sys
 
 
@@ -50,10 +57,43 @@ def changed_lines(patch):
     return n
 
 
+def patch_id(patch):
+    """The stable patch-id of a patch file, as git format-patch --base writes it."""
+    out = subprocess.run(['git', 'patch-id', '--stable'], stdin=open(patch),
+                         capture_output=True, text=True, check=True).stdout
+    return out.split()[0] if out else None
+
+
+def base_problems(cover, base, prerequisites):
+    """What the cover letter's base trailers get wrong, one line each."""
+    out = []
+    named = re.findall(r'^base-commit: (\S+)$', cover, re.M)
+    if named != [base]:
+        out.append('cover letter: base-commit %s, the tree\'s base is %s' %
+                   (' '.join(named) or 'missing', base))
+    have = sorted(re.findall(r'^prerequisite-patch-id: (\S+)$', cover, re.M))
+    want = sorted(patch_id(p) for p in prerequisites)
+    if have != want:
+        out.append('cover letter: %d prerequisite-patch-id line(s), the series '
+                   'before it have %d patch(es) (or other ones)' %
+                   (len(have), len(want)))
+    return out
+
+
 def main():
-    log, max_lines, identity, patches = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--base')
+    ap.add_argument('--prerequisite', action='append', default=[])
+    ap.add_argument('log')
+    ap.add_argument('max_lines', type=int)
+    ap.add_argument('identity')
+    ap.add_argument('patches', nargs='+')
+    args = ap.parse_args()
+    log, max_lines, identity, patches = args.log, args.max_lines, args.identity, args.patches
     problems = []
     cover = open(patches[0]).read()
+    if args.base:
+        problems += base_problems(cover, args.base, args.prerequisite)
     versions = [int(v) for v in re.findall(r'^Changes in v(\d+)', cover, re.M)]
     version = max(versions) if versions else 1
     tag = 'PATCH' if version == 1 else 'PATCH v%d' % version

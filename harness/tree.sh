@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build the working tree build/linux: the pinned base committed and tagged
-# 'base', with series/*.patch applied by git am. Idempotent, and it never
-# throws away commits that were not exported (FORCE=1 resets to the series).
+# 'base', with the patches of every series/<n>-<topic>/ applied by git am
+# in order, and a branch series/<n>-<topic> at the last commit of each
+# series (master, checked out, is at the last). Idempotent, and it never
+# throws away commits or series branches that were not exported (FORCE=1
+# resets to series/).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -13,11 +16,44 @@ tree_ids() {
 	done
 }
 
-# Patch-ids, one per line in order, of the patches in series/.
+# Patch-ids, one per line in order, of the patches of every series.
 series_ids() {
 	series_patches | while read -r p; do
 		git patch-id --stable <"$p" | cut -d' ' -f1
 	done
+}
+
+# Where each series ends: 'series/<folder> <patches up to its last>', in
+# order.
+series_ends() {
+	local d k n=0
+	while read -r d; do
+		k=$(series_patches "$d" | wc -l)
+		[ "$k" -gt 0 ] ||
+			die "${d#"$TOP"/} holds no patches; remove it, or add its commits and run 'make export'"
+		n=$((n + k))
+		echo "series/${d##*/} $n"
+	done < <(series_dirs)
+}
+
+# commit_at N: the Nth commit after base.
+commit_at() {
+	git -C "$TREE" rev-list --reverse base..HEAD | sed -n "${1}p"
+}
+
+# Series branches that series/ does not hold: one naming no folder, or,
+# when every patch is applied, one that ends its series elsewhere.
+stray_branches() {
+	local b n
+	while read -r b; do
+		n=$(awk -v b="$b" '$1 == b { print $2 }' <<<"$ends")
+		if [ -z "$n" ]; then
+			echo "$b"
+		elif [ "${#have[@]}" -eq "${#want[@]}" ] &&
+		     [ "$(git -C "$TREE" rev-parse "refs/heads/$b")" != "$(commit_at "$n")" ]; then
+			echo "$b"
+		fi
+	done < <(git -C "$TREE" for-each-ref --format='%(refname:strip=2)' refs/heads/series/)
 }
 
 create_base() {
@@ -34,7 +70,11 @@ create_base() {
 	sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$TREE/.gitignore"
 	git -C "$TREE" init -q -b master
 	git -C "$TREE" add -A
-	git -C "$TREE" commit -q -m "Debian $BASE_PACKAGE $BASE_VERSION" \
+	# The project's identity and fixed dates: the base commit, which the
+	# cover letters name as base-commit, has the same hash everywhere.
+	GIT_AUTHOR_NAME=$PROJECT_NAME GIT_AUTHOR_EMAIL=$PROJECT_EMAIL \
+	GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE \
+		git -C "$TREE" commit -q -m "Debian $BASE_PACKAGE $BASE_VERSION" \
 		-m "Unpacked from $BASE_TARBALL (sha256 $BASE_SHA256)."
 	git -C "$TREE" tag base
 }
@@ -46,7 +86,7 @@ apply_from() {
 		[ "$n" -le "$skip" ] && continue
 		git -C "$TREE" am -q --whitespace=error-all "$p" || {
 			git -C "$TREE" am --abort 2>/dev/null || true
-			die "$(basename "$p") does not apply cleanly to base + earlier patches"
+			die "${p#"$TOP"/series/} does not apply cleanly to base + earlier patches"
 		}
 	done < <(series_patches)
 }
@@ -68,6 +108,11 @@ if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
 	die "$TREE has uncommitted edits; commit them and run 'make export', or discard them"
 fi
 
+case $(git -C "$TREE" symbolic-ref -q --short HEAD || true) in
+series/*) die "$TREE has a series branch checked out; run 'git -C $TREE checkout master' first" ;;
+esac
+
+ends=$(series_ends)
 mapfile -t have < <(tree_ids)
 mapfile -t want < <(series_ids)
 
@@ -75,18 +120,34 @@ prefix=yes
 for i in "${!have[@]}"; do
 	[ "${have[$i]}" = "${want[$i]:-}" ] || { prefix=no; break; }
 done
+stray=$(stray_branches | paste -sd ' ' -)
 
-if [ "$prefix" = no ]; then
+if [ "$prefix" = no ] || [ -n "$stray" ]; then
 	if [ "${FORCE:-0}" != 1 ]; then
-		die "$TREE holds commits that are not in series/ (run 'make export' to keep them, or FORCE=1 make tree to reset to series/)"
+		[ "$prefix" = yes ] ||
+			die "$TREE holds commits that are not in series/ (run 'make export' to keep them, or FORCE=1 make tree to reset to series/)"
+		die "$TREE has series branches that series/ does not hold: $stray (run 'make export' to keep them, or FORCE=1 make tree to reset to series/)"
 	fi
-	note "FORCE=1: resetting $TREE to base (old HEAD $(git -C "$TREE" rev-parse --short HEAD))"
-	git -C "$TREE" reset -q --hard base
-	have=()
+	if [ "$prefix" = no ]; then
+		note "FORCE=1: resetting $TREE to base (old HEAD $(git -C "$TREE" rev-parse --short HEAD))"
+		git -C "$TREE" reset -q --hard base
+		have=()
+	fi
+	for b in $stray; do
+		note "FORCE=1: deleting branch $b (was $(git -C "$TREE" rev-parse --short "refs/heads/$b"))"
+		git -C "$TREE" branch -q -D "$b"
+	done
 fi
 
 if [ "${#have[@]}" -lt "${#want[@]}" ]; then
 	note "applying $(( ${#want[@]} - ${#have[@]} )) patch(es) to $TREE"
 	apply_from "${#have[@]}"
 fi
-note "$TREE: base + $(git -C "$TREE" rev-list --count base..HEAD) patch(es), matches series/"
+
+# A branch at the end of each series; the last is HEAD.
+while read -r b n; do
+	[ -n "$b" ] || continue
+	git -C "$TREE" branch -f "$b" "$(commit_at "$n")" ||
+		die "could not move branch $b; is it checked out in a worktree of $TREE?"
+done <<<"$ends"
+note "$TREE: base + $(git -C "$TREE" rev-list --count base..HEAD) patch(es) in $(series_dirs | wc -l) series, matches series/"

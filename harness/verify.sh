@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The checks a reviewer runs on the series:
-#  - it applies to a fresh base, and every patch builds the objects it
-#    touches (bisectability, incremental in one build directory);
+#  - every series applies, in order, to a fresh base, and every patch
+#    builds the objects it touches (bisectability, incremental in one build
+#    directory);
 #  - the browsable view matches the tree;
 #  - checkpatch --strict --codespell is clean on every patch;
 #  - sparse (C=2) and W=1 add no warnings on the objects the series touches;
@@ -63,8 +64,9 @@ kmake() {
 # move code do not count as new warnings. -k: an object that does not build
 # in one configuration must not hide the warnings of the others.
 warnings() {
-	kmake -k C=2 W=1 "$@" 2>&1 | tee "$BUILD/warn.raw" |
-		grep -E 'warning:|error:|\*\*\*' |
+	kmake -k C=2 CHECK="$TOP/harness/sparse" W=1 "$@" 2>&1 |
+		tee "$BUILD/warn.raw" |
+		grep -E 'warning:|error:|\*\*\*|is not available or not up to date' |
 		sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort
 }
 
@@ -80,7 +82,7 @@ cp "$BUILD/warn.raw" "$BUILD/warn.base.raw" 2>/dev/null || true
 for f in "${all_files[@]}"; do
 	[ -f "$VTREE/$f" ] && [[ $f == *.[ch] ]] &&
 		(cd "$VTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1 |
-			sed -E 's/:[0-9]+:/:/') || true
+			sed -E 's/:[0-9]+(:| )/:\1/') || true
 done | sort >"$BUILD/kdoc.base"
 
 n=0
@@ -88,7 +90,7 @@ while read -r p; do
 	n=$((n + 1))
 	git -C "$VTREE" am -q --whitespace=error-all "$p" </dev/null || {
 		git -C "$VTREE" am --abort || true
-		die "$(basename "$p") does not apply to base + the patches before it"
+		die "${p#"$TOP"/series/} does not apply to base + the patches before it"
 	}
 	mapfile -t files < <(git -C "$VTREE" diff --name-only HEAD~1 HEAD)
 	# A patch that adds a Kconfig symbol: take the test config again, so
@@ -104,10 +106,14 @@ while read -r p; do
 		fail=1
 	fi
 done < <(series_patches)
-note "series: $n patch(es) apply to a fresh base and build one by one"
+note "series: $n patch(es) of $(series_dirs | wc -l) series apply to a fresh base and build one by one"
 
 [ "$(git -C "$VTREE" rev-parse HEAD^{tree})" = "$(git -C "$TREE" rev-parse HEAD^{tree})" ] ||
 	die "series/ applied to base differs from $TREE; run 'make export' or 'make tree'"
+
+if grep -q 'is not available or not up to date' "$BUILD/warn.base.raw" 2>/dev/null; then
+	die "sparse did not run (C=2 found it unusable); see $BUILD/warn.base.raw"
+fi
 
 mapfile -t objs < <(objects_for "${all_files[@]}")
 [ ${#objs[@]} -gt 0 ] && warnings "${objs[@]}" >"$BUILD/warn.series" || : >"$BUILD/warn.series"
@@ -122,7 +128,7 @@ fi
 for f in "${all_files[@]}"; do
 	[ -f "$VTREE/$f" ] && [[ $f == *.[ch] ]] &&
 		(cd "$VTREE" && scripts/kernel-doc -none -Wall "$f" 2>&1 |
-			sed -E 's/:[0-9]+:/:/') || true
+			sed -E 's/:[0-9]+(:| )/:\1/') || true
 done | sort >"$BUILD/kdoc.series"
 if new=$(comm -13 "$BUILD/kdoc.base" "$BUILD/kdoc.series") && [ -n "$new" ]; then
 	printf '%s\n' "$new" >&2

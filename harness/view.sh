@@ -14,7 +14,7 @@ git -C "$TREE" diff --name-only --diff-filter=d base HEAD | sort >"$BUILD/view.w
 
 for f in $(cat "$BUILD/view.want"); do
 	case ${f%%/*} in
-	harness|series|kunit-configs|igt-tests|build|.ci)
+	harness|series|kunit-configs|igt-tests|backports|build|.ci)
 		die "the series touches $f, which collides with the harness";;
 	esac
 done

@@ -18,7 +18,7 @@ mklog() {
 	local out=$1
 	shift
 	cat >"$out" <<'EOF'
-[    0.000000] Linux version 6.12.117 (root@host) #1 SMP
+[    0.000000] Linux version 7.3.4 (root@host) #1 SMP
 [    1.000000] KTAP version 1
 [    1.000001] 1..1
 [    1.000002]     KTAP version 1
@@ -30,7 +30,7 @@ mklog() {
 [    1.300000] # ttm_device: pass:1 fail:0 skip:1 total:2
 [    1.300001] ok 1 ttm_device
 [    2.000000] Run /init as init process
-BOOT-INIT 6.12.117
+BOOT-INIT 7.3.4
 BOOT-SELFTESTS n=2
 BOOT-SELFTEST-START cgroup/test_a
 ok 1 test_a
@@ -81,7 +81,7 @@ expect panic fail 'splat line(s)' \
 expect warning fail 'Call Trace:' \
 	'after=ok 1 ttm_device_init_basic:[    1.1] ------------[ cut here ]------------|[    1.1] WARNING: CPU: 1 PID: 42 at drivers/gpu/drm/ttm/ttm_bo.c:123 ttm_bo_validate+0x10/0x20|[    1.1] Call Trace:|[    1.1]  <TASK>|[    1.1]  ttm_bo_validate+0x10/0x20|[    1.1]  </TASK>|[    1.1] ---[ end trace 0000000000000000 ]---'
 expect lockdep fail 'inconsistent lock state' \
-	'after=ok 1 ttm_device_init_basic:[    1.1] ================================|[    1.1] WARNING: inconsistent lock state|[    1.1] 6.12.117 #1 Not tainted|[    1.1] inconsistent {HARDIRQ-ON-W} -> {IN-HARDIRQ-W} usage.'
+	'after=ok 1 ttm_device_init_basic:[    1.1] ================================|[    1.1] WARNING: inconsistent lock state|[    1.1] 7.3.4 #1 Not tainted|[    1.1] inconsistent {HARDIRQ-ON-W} -> {IN-HARDIRQ-W} usage.'
 expect circular fail 'possible circular locking' \
 	'after=ok 1 ttm_device_init_basic:[    1.1] ======================================================|[    1.1] WARNING: possible circular locking dependency detected'
 expect kasan fail 'BUG: KASAN' \

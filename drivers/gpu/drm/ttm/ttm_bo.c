@@ -31,13 +31,15 @@
 
 #define pr_fmt(fmt) "[TTM] " fmt
 
+#include <drm/drm_print.h>
+#include <drm/drm_util.h>
+#include <drm/ttm/ttm_allocation.h>
 #include <drm/drm_exec.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
-#include <drm/ttm/ttm_throttle.h>
 #include <drm/ttm/ttm_tt.h>
 
-#include <linux/cgroup_dmem.h>
+#include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
@@ -45,12 +47,11 @@
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/atomic.h>
+#include <linux/cgroup_dmem.h>
 #include <linux/dma-resv.h>
 
 #include "ttm_module.h"
-#include "ttm_throttle_internal.h"
-#include "ttm_window_internal.h"
-#include "ttm_trace.h"
+#include "ttm_bo_internal.h"
 
 static void ttm_bo_mem_space_debug(struct ttm_buffer_object *bo,
 					struct ttm_placement *placement)
@@ -118,50 +119,12 @@ void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 }
 EXPORT_SYMBOL(ttm_bo_set_bulk_move);
 
-/**
- * ttm_bo_set_residency - change a BO's residency priority
- * @bo: The buffer object, reserved.
- * @residency: The new level.
- *
- * Moves the BO's resource, if it is in a bulk move, to the tail of the
- * range of its new level, as if it had just been used; setting the level
- * it has changes nothing. This costs the same whatever the number of BOs in
- * the bulk move. A BO that is not in a bulk move, or is pinned, keeps the
- * level for when it enters one. ttm_bo_init_reserved() starts every BO at
- * %TTM_RESIDENCY_NORMAL, so drivers set another level after it.
- */
-void ttm_bo_set_residency(struct ttm_buffer_object *bo,
-			  enum ttm_residency residency)
-{
-	dma_resv_assert_held(bo->base.resv);
-
-	if (WARN_ON(residency >= TTM_NUM_RESIDENCY) ||
-	    bo->residency == residency)
-		return;
-
-	spin_lock(&bo->bdev->lru_lock);
-	if (bo->resource)
-		ttm_resource_del_bulk_move(bo->resource, bo);
-	bo->residency = residency;
-	if (bo->resource)
-		ttm_resource_add_bulk_move(bo->resource, bo);
-	spin_unlock(&bo->bdev->lru_lock);
-}
-EXPORT_SYMBOL(ttm_bo_set_residency);
-
-/* The throttle of the client @bo belongs to, or NULL. @bo is reserved. */
-static struct ttm_throttle *ttm_bo_throttle(struct ttm_buffer_object *bo)
-{
-	return bo->bulk_move ? bo->bulk_move->throttle : NULL;
-}
-
 static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 				  struct ttm_resource *mem, bool evict,
 				  struct ttm_operation_ctx *ctx,
 				  struct ttm_place *hop)
 {
 	struct ttm_device *bdev = bo->bdev;
-	int from = bo->resource ? bo->resource->mem_type : TTM_TRACE_NO_MEM;
 	bool old_use_tt, new_use_tt;
 	int ret;
 
@@ -183,7 +146,7 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 			goto out_err;
 
 		if (mem->mem_type != TTM_PL_SYSTEM) {
-			ret = ttm_tt_populate(bo->bdev, bo->ttm, ctx);
+			ret = ttm_bo_populate(bo, ctx);
 			if (ret)
 				goto out_err;
 		}
@@ -201,8 +164,6 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 	}
 
 	ctx->bytes_moved += bo->base.size;
-	trace_ttm_bo_move(bo, from, mem->mem_type, evict,
-			  ttm_throttle_client_id(ttm_bo_throttle(bo)));
 	return 0;
 
 out_err:
@@ -263,10 +224,8 @@ static void ttm_bo_flush_all_fences(struct ttm_buffer_object *bo)
 	struct dma_fence *fence;
 
 	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
-	dma_resv_for_each_fence_unlocked(&cursor, fence) {
-		if (!fence->ops->signaled)
-			dma_fence_enable_sw_signaling(fence);
-	}
+	dma_resv_for_each_fence_unlocked(&cursor, fence)
+		dma_fence_enable_signaling(fence);
 	dma_resv_iter_end(&cursor);
 }
 
@@ -280,7 +239,7 @@ static void ttm_bo_delayed_delete(struct work_struct *work)
 
 	bo = container_of(work, typeof(*bo), delayed_delete);
 
-	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+	dma_resv_wait_timeout(&bo->base._resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
 	dma_resv_lock(bo->base.resv, NULL);
 	ttm_bo_cleanup_memtype_use(bo);
@@ -309,13 +268,13 @@ static void ttm_bo_release(struct kref *kref)
 					      30 * HZ);
 		}
 
-		if (bo->bdev->funcs->release_notify)
-			bo->bdev->funcs->release_notify(bo);
+		if (bdev->funcs->release_notify)
+			bdev->funcs->release_notify(bo);
 
 		drm_vma_offset_remove(bdev->vma_manager, &bo->base.vma_node);
 		ttm_mem_io_free(bdev, bo->resource);
 
-		if (!dma_resv_test_signaled(bo->base.resv,
+		if (!dma_resv_test_signaled(&bo->base._resv,
 					    DMA_RESV_USAGE_BOOKKEEP) ||
 		    (want_init_on_free() && (bo->ttm != NULL)) ||
 		    bo->type == ttm_bo_type_sg ||
@@ -324,7 +283,7 @@ static void ttm_bo_release(struct kref *kref)
 			ttm_bo_flush_all_fences(bo);
 			bo->deleted = true;
 
-			spin_lock(&bo->bdev->lru_lock);
+			spin_lock(&bdev->lru_lock);
 
 			/*
 			 * Make pinned bos immediately available to
@@ -340,7 +299,7 @@ static void ttm_bo_release(struct kref *kref)
 			}
 
 			kref_init(&bo->kref);
-			spin_unlock(&bo->bdev->lru_lock);
+			spin_unlock(&bdev->lru_lock);
 
 			INIT_WORK(&bo->delayed_delete, ttm_bo_delayed_delete);
 
@@ -361,18 +320,17 @@ static void ttm_bo_release(struct kref *kref)
 	bo->destroy(bo);
 }
 
-/**
- * ttm_bo_put
- *
- * @bo: The buffer object.
- *
- * Unreference a buffer object.
- */
+/* TODO: remove! */
 void ttm_bo_put(struct ttm_buffer_object *bo)
 {
 	kref_put(&bo->kref, ttm_bo_release);
 }
-EXPORT_SYMBOL(ttm_bo_put);
+
+void ttm_bo_fini(struct ttm_buffer_object *bo)
+{
+	ttm_bo_put(bo);
+}
+EXPORT_SYMBOL(ttm_bo_fini);
 
 static int ttm_bo_bounce_temp_buffer(struct ttm_buffer_object *bo,
 				     struct ttm_operation_ctx *ctx,
@@ -401,7 +359,6 @@ static int ttm_bo_bounce_temp_buffer(struct ttm_buffer_object *bo,
 static int ttm_bo_evict(struct ttm_buffer_object *bo,
 			struct ttm_operation_ctx *ctx)
 {
-	struct ttm_device *bdev = bo->bdev;
 	struct ttm_resource *evict_mem;
 	struct ttm_placement placement;
 	struct ttm_place hop;
@@ -412,7 +369,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 	dma_resv_assert_held(bo->base.resv);
 
 	placement.num_placement = 0;
-	bdev->funcs->evict_flags(bo, &placement);
+	bo->bdev->funcs->evict_flags(bo, &placement);
 
 	if (!placement.num_placement) {
 		ret = ttm_bo_wait_ctx(bo, ctx);
@@ -465,16 +422,16 @@ bool ttm_bo_eviction_valuable(struct ttm_buffer_object *bo,
 			      const struct ttm_place *place)
 {
 	struct ttm_resource *res = bo->resource;
-	struct ttm_device *bdev = bo->bdev;
 
 	dma_resv_assert_held(bo->base.resv);
-	if (bo->resource->mem_type == TTM_PL_SYSTEM)
+
+	if (res->mem_type == TTM_PL_SYSTEM)
 		return true;
 
 	/* Don't evict this BO if it's outside of the
 	 * requested placement range
 	 */
-	return ttm_resource_intersects(bdev, res, place, bo->base.size);
+	return ttm_resource_intersects(bo->bdev, res, place, bo->base.size);
 }
 EXPORT_SYMBOL(ttm_bo_eviction_valuable);
 
@@ -496,7 +453,8 @@ int ttm_bo_evict_first(struct ttm_device *bdev, struct ttm_resource_manager *man
 	int ret = 0;
 
 	spin_lock(&bdev->lru_lock);
-	res = ttm_resource_manager_first(man, &cursor);
+	ttm_resource_cursor_init(&cursor, man);
+	res = ttm_resource_manager_first(&cursor);
 	ttm_resource_cursor_fini(&cursor);
 	if (!res) {
 		ret = -ENOENT;
@@ -531,21 +489,117 @@ out_no_ref:
 	return ret;
 }
 
-/**
- * struct ttm_bo_dmem_charge - the dmem cgroup side of one allocation
- * @pool: The pool charged; NULL while a dmem.max holds the charge back, or
- *	when the manager has no region.
- * @limit_pool: The pool whose dmem.max failed the charge, or NULL. Eviction
- *	then takes only memory charged below it, and charges again.
- * @only_unprotected: Evict no memory that dmem.low protects: the allocation
- *	is entitled to unprotected memory only, because other placements are
- *	still to be tried.
- */
-struct ttm_bo_dmem_charge {
-	struct dmem_cgroup_pool_state *pool;
+struct ttm_bo_alloc_state {
+	/** @charge_pool: The memory pool the resource is charged to */
+	struct dmem_cgroup_pool_state *charge_pool;
+	/** @limit_pool: Which pool limit we should test against */
 	struct dmem_cgroup_pool_state *limit_pool;
-	bool only_unprotected;
+	/** @in_evict: Whether we are currently evicting buffers */
+	bool in_evict;
+	/** @may_try_low: If only unprotected BOs, i.e. BOs whose cgroup
+	 *  is exceeding its dmem low/min protection, should be considered for eviction
+	 */
+	bool may_try_low;
 };
+
+/**
+ * ttm_bo_alloc_at_place - Attempt allocating a BO's backing store in a place
+ *
+ * @bo: The buffer to allocate the backing store of
+ * @place: The place to attempt allocation in
+ * @ctx: ttm_operation_ctx associated with this allocation
+ * @force_space: If we should evict buffers to force space
+ * @res: On allocation success, the resulting struct ttm_resource.
+ * @alloc_state: Object holding allocation state such as charged cgroups.
+ *
+ * Returns:
+ * -EBUSY: No space available, but allocation should be retried with ttm_bo_evict_alloc.
+ * -ENOSPC: No space available, allocation should not be retried.
+ * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
+ *
+ */
+static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
+				 const struct ttm_place *place,
+				 bool force_space,
+				 struct ttm_resource **res,
+				 struct ttm_bo_alloc_state *alloc_state)
+{
+	bool may_evict;
+	int ret;
+
+	may_evict = !alloc_state->in_evict && force_space &&
+		    place->mem_type != TTM_PL_SYSTEM;
+	if (!alloc_state->charge_pool) {
+		ret = ttm_resource_try_charge(bo, place, &alloc_state->charge_pool,
+					      force_space ? &alloc_state->limit_pool
+							  : NULL);
+		if (ret) {
+			/*
+			 * -EAGAIN means the charge failed, which we treat
+			 * like an allocation failure. Therefore, return an
+			 * error code indicating the allocation failed -
+			 * either -EBUSY if the allocation should be
+			 * retried with eviction, or -ENOSPC if there should
+			 * be no second attempt.
+			 */
+			if (!alloc_state->in_evict)
+				alloc_state->may_try_low = may_evict;
+			if (ret == -EAGAIN)
+				ret = may_evict ? -EBUSY : -ENOSPC;
+			return ret;
+		}
+	}
+
+	/*
+	 * cgroup protection plays a special role in eviction.
+	 * Conceptually, protection of memory via the dmem cgroup controller
+	 * entitles the protected cgroup to use a certain amount of memory.
+	 * There are two types of protection - the 'low' limit is a
+	 * "best-effort" protection, whereas the 'min' limit provides a hard
+	 * guarantee that memory within the cgroup's allowance will not be
+	 * evicted under any circumstance.
+	 *
+	 * To faithfully model this concept in TTM, we also need to take cgroup
+	 * protection into account when allocating. When allocation in one
+	 * place fails, TTM will default to trying other places first before
+	 * evicting.
+	 * If the allocation is covered by dmem cgroup protection, however,
+	 * this prevents the allocation from using the memory it is "entitled"
+	 * to. To make sure unprotected allocations cannot push new protected
+	 * allocations out of places they are "entitled" to use, we should
+	 * evict buffers not covered by any cgroup protection, if this
+	 * allocation is covered by cgroup protection.
+	 *
+	 * Buffers covered by 'min' protection are a special case - the 'min'
+	 * limit is a stronger guarantee than 'low', and thus buffers protected
+	 * by 'low' but not 'min' should also be considered for eviction.
+	 * Buffers protected by 'min' will never be considered for eviction
+	 * anyway, so the regular eviction path should be triggered here.
+	 * Buffers protected by 'low' but not 'min' will take a special
+	 * eviction path that only evicts buffers covered by neither 'low' or
+	 * 'min' protections.
+	 */
+	if (!alloc_state->in_evict) {
+		may_evict |= dmem_cgroup_below_min(NULL, alloc_state->charge_pool);
+		alloc_state->may_try_low = may_evict;
+
+		may_evict |= dmem_cgroup_below_low(NULL, alloc_state->charge_pool);
+	}
+
+	ret = ttm_resource_alloc(bo, place, res, alloc_state->charge_pool);
+	if (ret) {
+		if (ret == -ENOSPC && may_evict)
+			ret = -EBUSY;
+		return ret;
+	}
+
+	/*
+	 * Ownership of charge_pool has been transferred to the TTM resource,
+	 * don't make the caller think we still hold a reference to it.
+	 */
+	alloc_state->charge_pool = NULL;
+	return 0;
+}
 
 /**
  * struct ttm_bo_evict_walk - Parameters for the evict walk.
@@ -555,121 +609,103 @@ struct ttm_bo_evict_walk {
 	struct ttm_lru_walk walk;
 	/** @place: The place passed to the resource allocation. */
 	const struct ttm_place *place;
-	/** @victims: Where victims must lie: @place, or a window in it. */
-	const struct ttm_place *victims;
 	/** @evictor: The buffer object we're trying to make room for. */
 	struct ttm_buffer_object *evictor;
 	/** @res: The allocated resource if any. */
 	struct ttm_resource **res;
 	/** @evicted: Number of successful evictions. */
 	unsigned long evicted;
-	/** @charge: The dmem charge of the allocation. */
-	struct ttm_bo_dmem_charge *charge;
-	/** @try_low: Also evict memory that only dmem.low protects. */
+
+	/** @try_low: Whether we should attempt to evict BO's with low watermark threshold */
 	bool try_low;
-	/** @hit_low: dmem.low spared a victim: a @try_low pass may find more. */
+	/** @hit_low: If we cannot evict a bo when @try_low is false (first pass) */
 	bool hit_low;
-	/** @own: Evict only the BOs of this throttled client, if set. */
-	struct ttm_throttle *own;
+
+	/** @alloc_state: State associated with the allocation attempt. */
+	struct ttm_bo_alloc_state *alloc_state;
 };
-
-/*
- * Whether dmem protection and the charge's limit let @bo be evicted.
- * Protection guards a client's memory against others, not against the
- * client itself; a charge held back by dmem.max is retried after each
- * eviction either way.
- */
-static bool ttm_bo_evict_cgroup_allows(struct ttm_bo_evict_walk *evict_walk,
-				       struct ttm_buffer_object *bo)
-{
-	if (evict_walk->own)
-		return true;
-
-	return dmem_cgroup_state_evict_valuable(evict_walk->charge->limit_pool,
-						bo->resource->css,
-						evict_walk->try_low,
-						&evict_walk->hit_low);
-}
-
-/*
- * Each eviction may have made room: charge first if a dmem.max held the
- * charge back, then allocate. Neither failing to charge nor failing to
- * allocate ends the walk: it goes on to the next victim.
- */
-static int ttm_bo_evict_retry_alloc(struct ttm_bo_evict_walk *evict_walk)
-{
-	struct ttm_bo_dmem_charge *charge = evict_walk->charge;
-	int ret;
-
-	if (charge->limit_pool && !charge->pool) {
-		ret = ttm_resource_try_charge(evict_walk->evictor,
-					      evict_walk->place, &charge->pool,
-					      NULL);
-		if (ret)
-			return ret == -EAGAIN ? -ENOSPC : ret;
-	}
-
-	return ttm_resource_alloc_charged(evict_walk->evictor, evict_walk->place,
-					  charge->pool, evict_walk->res);
-}
-
-/*
- * Taking a client's memory for someone else throttles the client. A BO that
- * shares the reservation the evictor holds is the evictor's own, whether or
- * not it passed its throttle. @from is the memory type @bo was evicted from,
- * @below_low whether dmem.low protected it.
- */
-static void ttm_bo_evicted(struct ttm_operation_ctx *ctx,
-			   struct ttm_buffer_object *bo, int from,
-			   bool below_low)
-{
-	struct ttm_throttle *victim = ttm_bo_throttle(bo);
-
-	trace_ttm_bo_evict(bo, from,
-			   bo->resource ? bo->resource->mem_type :
-			   TTM_TRACE_NO_MEM,
-			   ttm_throttle_client_id(ctx->throttle),
-			   ttm_throttle_client_id(victim), below_low);
-	if (victim && victim != ctx->throttle &&
-	    !(ctx->resv && ctx->resv == bo->base.resv))
-		ttm_throttle_evicted(victim);
-}
 
 static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 {
 	struct ttm_bo_evict_walk *evict_walk =
 		container_of(walk, typeof(*evict_walk), walk);
+	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
+	s64 bo_size = bo->base.size;
+	bool evict_valuable;
 	s64 lret;
 
-	/* The driver first, so that dmem.low only counts for real candidates. */
-	if (bo->pin_count ||
-	    (evict_walk->own && ttm_bo_throttle(bo) != evict_walk->own) ||
-	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->victims) ||
-	    !ttm_bo_evict_cgroup_allows(evict_walk, bo))
+	/*
+	 * If may_try_low is not set, then we're trying to evict unprotected
+	 * buffers in favor of a protected allocation for charge_pool. Explicitly skip
+	 * buffers belonging to the same cgroup here - that cgroup is definitely protected,
+	 * even though dmem_cgroup_state_evict_valuable would allow the eviction because a
+	 * cgroup is always allowed to evict from itself even if it is protected.
+	 */
+	if (!evict_walk->alloc_state->may_try_low &&
+			bo->resource->css == evict_walk->alloc_state->charge_pool)
+		return 0;
+
+	limit_pool = evict_walk->alloc_state->limit_pool;
+	/*
+	 * If there is no explicit limit pool, find the root of the shared subtree between
+	 * evictor and evictee. This is important so that recursive protection rules can
+	 * apply properly: Recursive protection distributes cgroup protection afforded
+	 * to a parent cgroup but not used explicitly by a child cgroup between all child
+	 * cgroups (see docs of effective_protection in mm/page_counter.c). However, when
+	 * direct siblings compete for memory, siblings that were explicitly protected
+	 * should get prioritized over siblings that weren't. This only happens correctly
+	 * when the root of the shared subtree is passed to
+	 * dmem_cgroup_state_evict_valuable. Otherwise, the effective-protection
+	 * calculation cannot distinguish direct siblings from unrelated subtrees and the
+	 * calculated protection ends up wrong.
+	 */
+	if (!limit_pool) {
+		ancestor = dmem_cgroup_get_common_ancestor(bo->resource->css,
+							   evict_walk->alloc_state->charge_pool);
+		limit_pool = ancestor;
+	}
+
+	evict_valuable = dmem_cgroup_state_evict_valuable(limit_pool, bo->resource->css,
+							  evict_walk->try_low,
+							  &evict_walk->hit_low);
+	if (ancestor)
+		dmem_cgroup_pool_state_put(ancestor);
+
+	if (!evict_valuable)
+		return 0;
+
+	/*
+	 * evict_walk->place is NULL in cgroup drain mode.  Drivers'
+	 * eviction_valuable() callbacks must handle a NULL place, treating it
+	 * as "any placement": the TTM base implementation already does so via
+	 * ttm_resource_intersects().
+	 */
+	if (bo->pin_count || !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place))
 		return 0;
 
 	if (bo->deleted) {
-		lret = ttm_bo_wait_ctx(bo, walk->ctx);
+		lret = ttm_bo_wait_ctx(bo, walk->arg.ctx);
 		if (!lret)
 			ttm_bo_cleanup_memtype_use(bo);
 	} else {
-		int from = bo->resource->mem_type;
-		bool below_low = evict_walk->try_low &&
-			dmem_cgroup_below_low(NULL, bo->resource->css);
-
-		lret = ttm_bo_evict(bo, walk->ctx);
-		if (!lret)
-			ttm_bo_evicted(walk->ctx, bo, from, below_low);
+		lret = ttm_bo_evict(bo, walk->arg.ctx);
 	}
 
 	if (lret)
 		goto out;
 
 	evict_walk->evicted++;
-	if (evict_walk->res)
-		lret = ttm_bo_evict_retry_alloc(evict_walk);
-	if (lret == 0)
-		return 1;
+	if (evict_walk->res) {
+		lret = ttm_bo_alloc_at_place(evict_walk->evictor,
+					     evict_walk->place, false,
+					     evict_walk->res,
+					     evict_walk->alloc_state);
+		if (lret == 0)
+			return 1;
+	} else {
+		/* Cgroup drain: return bytes freed for byte-denominated progress. */
+		return bo_size;
+	}
 out:
 	/* Errors that should terminate the walk. */
 	if (lret == -ENOSPC)
@@ -683,121 +719,21 @@ static const struct ttm_lru_walk_ops ttm_evict_walk_ops = {
 };
 
 /*
- * Eviction locks through the caller's drm_exec only when the BO being
- * placed is locked by that transaction; any other ticket keeps the 6.12
- * behaviour of turning -EDEADLK into -ENOSPC.
+ * Eviction locks through the caller's drm_exec only when the BO being placed
+ * is locked by that transaction. An exec that is contended already belongs
+ * to a caller that swallowed -EDEADLK: locking through it would slow-lock
+ * the contended object with other locks held, so it is not used.
  */
 static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 					  struct ww_acquire_ctx *ticket)
 {
-	if (ctx->exec && ticket == &ctx->exec->ticket)
-		return ctx->exec;
+	if (!ctx->exec || ticket != drm_exec_ticket(ctx->exec))
+		return NULL;
 
-	return NULL;
-}
+	if (WARN_ON_ONCE(drm_exec_is_contended(ctx->exec)))
+		return NULL;
 
-/*
- * The victims an eviction locked through the exec sit above @first in its
- * object array: driver callbacks must not lock through ctx->exec. They stay
- * locked until the space they freed is allocated, so their owners cannot
- * move them back in between; then they are released, so that the caller
- * never finds them among its own objects.
- */
-static void ttm_bo_evict_unlock_victims(struct drm_exec *exec,
-					unsigned int first)
-{
-	while (exec->num_objects > first)
-		drm_exec_unlock_obj(exec, drm_exec_obj(exec,
-						       exec->num_objects - 1));
-}
-
-/*
- * A trylock pass, then, with a ticket, sleeping passes while they progress.
- * A walk for a client's own BOs needs no sleeping pass: the BOs of a bulk
- * move share one reservation, which the client holds while it validates.
- */
-static s64 ttm_bo_evict_walk_passes(struct ttm_bo_evict_walk *evict_walk,
-				    struct ttm_device *bdev,
-				    struct ttm_resource_manager *man,
-				    struct ww_acquire_ctx *ticket)
-{
-	s64 lret;
-
-	evict_walk->walk.trylock_only = true;
-	lret = ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
-	if (lret || !ticket || evict_walk->own)
-		return lret;
-
-	evict_walk->walk.trylock_only = false;
-	do {
-		/* The walk may clear the evict_walk->walk.ticket field */
-		evict_walk->walk.ticket = ticket;
-		evict_walk->evicted = 0;
-		lret = ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
-	} while (!lret && evict_walk->evicted);
-
-	return lret;
-}
-
-/* The walk passes, then those that may take what dmem.low protects. */
-static s64 ttm_bo_evict_walk_all(struct ttm_bo_evict_walk *evict_walk,
-				 struct ttm_device *bdev,
-				 struct ttm_resource_manager *man,
-				 struct ww_acquire_ctx *ticket)
-{
-	s64 lret;
-
-	evict_walk->try_low = false;
-	evict_walk->hit_low = false;
-	lret = ttm_bo_evict_walk_passes(evict_walk, bdev, man, ticket);
-
-	/* Memory that dmem.low protects goes only when nothing else is left. */
-	if (!lret && evict_walk->hit_low &&
-	    !evict_walk->charge->only_unprotected) {
-		evict_walk->try_low = true;
-		lret = ttm_bo_evict_walk_passes(evict_walk, bdev, man, ticket);
-	}
-	return lret;
-}
-
-/*
- * For a contiguous allocation, victims come from the cheapest window, if
- * the manager can tell; see ttm_window_find(). Not when a dmem.max held
- * the charge back: then what is missing is room in the cgroup, not a hole.
- */
-static bool ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
-				struct ttm_resource_manager *man,
-				struct ttm_place *window)
-{
-	struct ttm_bo_dmem_charge *charge = evict_walk->charge;
-	const struct ttm_window_request req = {
-		.evictor = evict_walk->evictor,
-		.place = evict_walk->place,
-		.ctx = evict_walk->walk.ctx,
-		.ticket = evict_walk->walk.ticket,
-		.limit_pool = charge->limit_pool,
-	};
-
-	if (evict_walk->own || (charge->limit_pool && !charge->pool))
-		return false;
-
-	return ttm_window_find(man, &req, window);
-}
-
-/*
- * Evict what lies in @window, trylocking only: a window with a busy BO is
- * lost rather than waited for, and no BO outside it is locked for long or
- * backed off on.
- */
-static s64 ttm_bo_evict_window_walk(struct ttm_bo_evict_walk *evict_walk,
-				    struct ttm_device *bdev,
-				    struct ttm_resource_manager *man,
-				    const struct ttm_place *window)
-{
-	evict_walk->victims = window;
-	evict_walk->try_low = false;
-	evict_walk->walk.trylock_only = true;
-	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
+	return ctx->exec;
 }
 
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
@@ -807,52 +743,155 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_operation_ctx *ctx,
 			      struct ww_acquire_ctx *ticket,
 			      struct ttm_resource **res,
-			      struct ttm_bo_dmem_charge *charge,
-			      struct ttm_throttle *own)
+			      struct ttm_bo_alloc_state *state)
 {
 	struct ttm_bo_evict_walk evict_walk = {
 		.walk = {
 			.ops = &ttm_evict_walk_ops,
-			.ctx = ctx,
-			.ticket = ticket,
-			.exec = ttm_bo_evict_exec(ctx, ticket),
+			.arg = {
+				.ctx = ctx,
+				.ticket = ticket,
+			}
 		},
 		.place = place,
-		.victims = place,
 		.evictor = evictor,
 		.res = res,
-		.charge = charge,
-		.own = own,
+		.alloc_state = state,
 	};
-	struct drm_exec *exec = evict_walk.walk.exec;
-	unsigned int first = exec ? exec->num_objects : 0;
-	struct ttm_place window;
+	struct drm_exec *exec = ttm_bo_evict_exec(ctx, ticket);
 	s64 lret;
 
-	/* A client's own BOs share the lock it holds: only this reaches them. */
-	if (own && !ctx->allow_res_evict)
-		return -EBUSY;
-
-	evict_walk.walk.exec_victims = first;
-	lret = 0;
-	if (ttm_bo_evict_window(&evict_walk, man, &window))
-		lret = ttm_bo_evict_window_walk(&evict_walk, bdev, man,
-						&window);
-
-	/* No window, or it was lost, to a pin or a lock say: LRU order. */
-	if (!lret) {
-		evict_walk.victims = place;
-		lret = ttm_bo_evict_walk_all(&evict_walk, bdev, man, ticket);
+	if (exec) {
+		evict_walk.walk.arg.exec = exec;
+		evict_walk.walk.arg.exec_checkpoint = drm_exec_checkpoint(exec);
 	}
+	state->in_evict = true;
 
+	evict_walk.walk.arg.trylock_only = true;
+	lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
+
+	/* If we failed to find enough BOs to evict, but we skipped over
+	 * some BOs because they were covered by dmem low protection, retry
+	 * evicting these protected BOs too, except if we're told not to
+	 * consider protected BOs at all.
+	 */
+	if (!lret && evict_walk.hit_low && state->may_try_low) {
+		evict_walk.try_low = true;
+		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
+	}
+	if (lret || !ticket)
+		goto out;
+
+	/* Reset low limit */
+	evict_walk.try_low = evict_walk.hit_low = false;
+	/* If ticket-locking, repeat while making progress. */
+	evict_walk.walk.arg.trylock_only = false;
+
+retry:
+	do {
+		/* The walk may clear the evict_walk.walk.ticket field */
+		evict_walk.walk.arg.ticket = ticket;
+		evict_walk.evicted = 0;
+		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
+	} while (!lret && evict_walk.evicted);
+
+	/* We hit the low limit? Try once more */
+	if (!lret && evict_walk.hit_low && !evict_walk.try_low &&
+			state->may_try_low) {
+		evict_walk.try_low = true;
+		goto retry;
+	}
+out:
+	/* The victims are no longer needed locked once the space is ours. */
 	if (exec)
-		ttm_bo_evict_unlock_victims(exec, first);
+		drm_exec_unlock_since(exec, evict_walk.walk.arg.exec_checkpoint);
+	state->in_evict = false;
 	if (lret < 0)
 		return lret;
 	if (lret == 0)
 		return -EBUSY;
 	return 0;
 }
+
+/**
+ * ttm_bo_evict_cgroup() - Evict buffer objects charged to a specific cgroup.
+ * @bdev: The TTM device.
+ * @man: The resource manager whose LRU to walk.
+ * @limit_pool: The cgroup pool state whose members should be evicted.
+ * @target_bytes: Number of bytes to free.
+ * @ctx: The TTM operation context.
+ *
+ * Walk the LRU of @man and evict buffer objects that are charged to the
+ * cgroup identified by @limit_pool, until at least @target_bytes have been
+ * freed.  Mirrors the two-pass (trylock -> sleeping-lock, low-watermark)
+ * strategy used by ttm_bo_evict_alloc().
+ *
+ * Return: >= @target_bytes on full success, 0..target_bytes-1 if partial,
+ *         negative error code on fatal error.
+ */
+s64 ttm_bo_evict_cgroup(struct ttm_device *bdev,
+			struct ttm_resource_manager *man,
+			struct dmem_cgroup_pool_state *limit_pool,
+			s64 target_bytes,
+			struct ttm_operation_ctx *ctx)
+{
+	struct ttm_bo_evict_walk evict_walk = {
+		.walk = {
+			.ops = &ttm_evict_walk_ops,
+			.arg = { .ctx = ctx },
+		},
+		.alloc_state = &(struct ttm_bo_alloc_state) {
+			.limit_pool = limit_pool,
+			.in_evict = true,
+		},
+		/* place, evictor, res left NULL: selects cgroup drain mode */
+	};
+	s64 lret, pass;
+
+	evict_walk.walk.arg.trylock_only = true;
+	lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, target_bytes);
+	if (lret < 0 || lret >= target_bytes)
+		return lret;
+
+	/* Second pass: also evict BOs at the low watermark. */
+	if (evict_walk.hit_low) {
+		evict_walk.try_low = true;
+		pass = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man,
+					      target_bytes - lret);
+		if (pass < 0)
+			return pass;
+		lret += pass;
+		if (lret >= target_bytes)
+			return lret;
+	}
+
+	/* Full sleeping-lock pass for remaining target. */
+	evict_walk.try_low = evict_walk.hit_low = false;
+	evict_walk.walk.arg.trylock_only = false;
+
+retry:
+	evict_walk.walk.arg.sleeping_lock = true;
+	do {
+		evict_walk.evicted = 0;
+		pass = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man,
+					      target_bytes - lret);
+		if (pass < 0) {
+			lret = pass;
+			goto out;
+		}
+		lret += pass;
+	} while (lret < target_bytes && evict_walk.evicted);
+
+	/* One more attempt if we hit the low limit during sleeping-lock pass. */
+	if (lret < target_bytes && evict_walk.hit_low && !evict_walk.try_low) {
+		evict_walk.try_low = true;
+		goto retry;
+	}
+
+out:
+	return lret;
+}
+EXPORT_SYMBOL(ttm_bo_evict_cgroup);
 
 /**
  * ttm_bo_pin - Pin the buffer object.
@@ -868,7 +907,8 @@ void ttm_bo_pin(struct ttm_buffer_object *bo)
 	spin_lock(&bo->bdev->lru_lock);
 	if (bo->resource)
 		ttm_resource_del_bulk_move(bo->resource, bo);
-	++bo->pin_count;
+	if (!bo->pin_count++ && bo->resource)
+		ttm_resource_move_to_lru_tail(bo->resource);
 	spin_unlock(&bo->bdev->lru_lock);
 }
 EXPORT_SYMBOL(ttm_bo_pin);
@@ -887,155 +927,122 @@ void ttm_bo_unpin(struct ttm_buffer_object *bo)
 		return;
 
 	spin_lock(&bo->bdev->lru_lock);
-	--bo->pin_count;
-	if (bo->resource)
+	if (!--bo->pin_count && bo->resource) {
 		ttm_resource_add_bulk_move(bo->resource, bo);
+		ttm_resource_move_to_lru_tail(bo->resource);
+	}
 	spin_unlock(&bo->bdev->lru_lock);
 }
 EXPORT_SYMBOL(ttm_bo_unpin);
 
 /*
- * Add the last move fence to the BO as kernel dependency and reserve a new
- * fence slot.
+ * Add the pipelined eviction fencesto the BO as kernel dependency and reserve new
+ * fence slots.
  */
-static int ttm_bo_add_move_fence(struct ttm_buffer_object *bo,
-				 struct ttm_resource_manager *man,
-				 bool no_wait_gpu)
+static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
+						struct ttm_resource_manager *man,
+						bool no_wait_gpu)
 {
 	struct dma_fence *fence;
-	int ret;
+	int i;
 
-	spin_lock(&man->move_lock);
-	fence = dma_fence_get(man->move);
-	spin_unlock(&man->move_lock);
+	spin_lock(&man->eviction_lock);
+	for (i = 0; i < TTM_NUM_MOVE_FENCES; i++) {
+		fence = man->eviction_fences[i];
+		if (!fence)
+			continue;
 
-	if (!fence)
-		return 0;
-
-	if (no_wait_gpu) {
-		ret = dma_fence_is_signaled(fence) ? 0 : -EBUSY;
-		dma_fence_put(fence);
-		return ret;
+		if (no_wait_gpu) {
+			if (!dma_fence_is_signaled(fence)) {
+				spin_unlock(&man->eviction_lock);
+				return -EBUSY;
+			}
+		} else {
+			dma_resv_add_fence(bo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
+		}
 	}
+	spin_unlock(&man->eviction_lock);
 
-	dma_resv_add_fence(bo->base.resv, fence, DMA_RESV_USAGE_KERNEL);
-
-	ret = dma_resv_reserve_fences(bo->base.resv, 1);
-	dma_fence_put(fence);
-	return ret;
-}
-
-/*
- * An allocation within its own dmem protection may take unprotected memory
- * even before eviction is allowed, rather than settle for another placement.
- */
-static bool ttm_bo_charge_is_protected(struct dmem_cgroup_pool_state *pool)
-{
-	return dmem_cgroup_below_min(NULL, pool) ||
-	       dmem_cgroup_below_low(NULL, pool);
+	/* TODO: this call should be removed. */
+	return dma_resv_reserve_fences(bo->base.resv, 1);
 }
 
 /**
- * struct ttm_bo_alloc_rules - what an allocation may evict to make room
- * @force_space: Evict for room.
- * @validating: Placing the BO for ttm_bo_validate(), not relocating a
- *	victim of eviction: an allocation within its dmem protection may then
- *	evict unprotected memory even without @force_space.
- * @throttled: The client allocating is throttled: memory that dmem.low
- *	protects is not evicted for it.
- * @own: If set, evict only the BOs of this client's bulk move.
+ * ttm_bo_alloc_resource - Allocate backing store for a BO
+ *
+ * @bo: Pointer to a struct ttm_buffer_object of which we want a resource for
+ * @placement: Proposed new placement for the buffer object
+ * @ctx: if and how to sleep, lock buffers and alloc memory
+ * @force_space: If we should evict buffers to force space
+ * @res: The resulting struct ttm_resource.
+ *
+ * Allocates a resource for the buffer object pointed to by @bo, using the
+ * placement flags in @placement, potentially evicting other buffer objects when
+ * @force_space is true.
+ * This function may sleep while waiting for resources to become available.
+ * Returns:
+ * -EBUSY: No space available (only if no_wait == true).
+ * -ENOSPC: Could not allocate space for the buffer object, either due to
+ * fragmentation or concurrent allocators.
+ * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
+ * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
+ * deadlock, and the exec is contended.
  */
-struct ttm_bo_alloc_rules {
-	bool force_space;
-	bool validating;
-	bool throttled;
-	struct ttm_throttle *own;
-};
-
-/*
- * Charges, then allocates at @place, evicting for room as @rules allow. The
- * charge is held across the eviction and handed to the new resource; if
- * nothing is allocated, it is returned. Returns 0, 1 if @place has no room
- * and the next placement should be tried, or a negative errno that ends the
- * search, as an -ENOSPC from the eviction walk always has.
- */
-static int ttm_bo_alloc_at_place(struct ttm_buffer_object *bo,
-				 const struct ttm_place *place,
+static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
+				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
-				 struct ww_acquire_ctx *ticket,
-				 const struct ttm_bo_alloc_rules *rules,
+				 bool force_space,
 				 struct ttm_resource **res)
 {
-	struct ttm_resource_manager *man =
-		ttm_manager_type(bo->bdev, place->mem_type);
-	struct ttm_bo_dmem_charge charge = {
-		.only_unprotected = rules->throttled,
-	};
-	bool may_evict;
-	int ret;
-
-	may_evict = rules->force_space && place->mem_type != TTM_PL_SYSTEM;
-	ret = ttm_resource_try_charge(bo, place, &charge.pool,
-				      may_evict ? &charge.limit_pool : NULL);
-	if (!ret) {
-		ret = ttm_resource_alloc_charged(bo, place, charge.pool, res);
-		/* Not for eviction's relocation of a victim: that would nest. */
-		if (ret == -ENOSPC && !may_evict && rules->validating &&
-		    place->mem_type != TTM_PL_SYSTEM &&
-		    ttm_bo_charge_is_protected(charge.pool)) {
-			charge.only_unprotected = true;
-			may_evict = true;
-		}
-	}
-
-	/* No room, or over a dmem.max. */
-	if (ret == -ENOSPC || ret == -EAGAIN) {
-		ret = 1;
-		if (may_evict) {
-			ret = ttm_bo_evict_alloc(bo->bdev, man, place, bo, ctx,
-						 ticket, res, &charge,
-						 rules->own);
-			if (ret == -EBUSY)
-				ret = 1;
-		}
-	}
-
-	if (ret)
-		dmem_cgroup_uncharge(charge.pool, bo->base.size);
-	dmem_cgroup_pool_state_put(charge.limit_pool);
-	return ret;
-}
-
-/* Tries each placement in turn; see ttm_bo_alloc_resource(). */
-static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
-				     struct ttm_placement *placement,
-				     struct ttm_operation_ctx *ctx,
-				     struct ww_acquire_ctx *ticket,
-				     const struct ttm_bo_alloc_rules *rules,
-				     struct ttm_resource **res)
-{
 	struct ttm_device *bdev = bo->bdev;
+	struct ww_acquire_ctx *ticket;
 	int i, ret;
+
+	ticket = dma_resv_locking_ctx(bo->base.resv);
+	ret = dma_resv_reserve_fences(bo->base.resv, TTM_NUM_MOVE_FENCES);
+	if (unlikely(ret))
+		return ret;
 
 	for (i = 0; i < placement->num_placement; ++i) {
 		const struct ttm_place *place = &placement->placement[i];
+		struct ttm_bo_alloc_state alloc_state = {};
 		struct ttm_resource_manager *man;
 
 		man = ttm_manager_type(bdev, place->mem_type);
 		if (!man || !ttm_resource_manager_used(man))
 			continue;
 
-		if (place->flags & (rules->force_space ? TTM_PL_FLAG_DESIRED :
+		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
 				    TTM_PL_FLAG_FALLBACK))
 			continue;
 
-		ret = ttm_bo_alloc_at_place(bo, place, ctx, ticket, rules, res);
-		if (ret == 1)
-			continue;
-		if (ret)
-			return ret;
+		ret = ttm_bo_alloc_at_place(bo, place, force_space, res,
+					    &alloc_state);
 
-		ret = ttm_bo_add_move_fence(bo, man, ctx->no_wait_gpu);
+		if (ret == -ENOSPC) {
+			dmem_cgroup_uncharge(alloc_state.charge_pool, bo->base.size);
+			dmem_cgroup_pool_state_put(alloc_state.limit_pool);
+			continue;
+		} else if (ret == -EBUSY) {
+			ret = ttm_bo_evict_alloc(bdev, man, place, bo, ctx,
+						 ticket, res, &alloc_state);
+
+			dmem_cgroup_pool_state_put(alloc_state.limit_pool);
+
+			if (ret) {
+				dmem_cgroup_uncharge(alloc_state.charge_pool,
+						bo->base.size);
+				if (ret == -EBUSY)
+					continue;
+				return ret;
+			}
+		} else if (ret) {
+			dmem_cgroup_uncharge(alloc_state.charge_pool, bo->base.size);
+			dmem_cgroup_pool_state_put(alloc_state.limit_pool);
+			return ret;
+		}
+
+		ret = ttm_bo_add_pipelined_eviction_fences(bo, man, ctx->no_wait_gpu);
 		if (unlikely(ret)) {
 			ttm_resource_free(bo, res);
 			if (ret == -EBUSY)
@@ -1047,60 +1054,6 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 	}
 
 	return -ENOSPC;
-}
-
-/**
- * ttm_bo_alloc_resource - Allocate backing store for a BO
- *
- * @bo: Pointer to a struct ttm_buffer_object of which we want a resource for
- * @placement: Proposed new placement for the buffer object
- * @ctx: if and how to sleep, lock buffers and alloc memory
- * @rules: What may be evicted to make room.
- * @res: The resulting struct ttm_resource.
- *
- * Allocates a resource for the buffer object pointed to by @bo, using the
- * placement flags in @placement, potentially evicting other buffer objects when
- * @rules->force_space is true.
- * This function may sleep while waiting for resources to become available.
- * Returns:
- * -EBUSY: No space available (only if no_wait == true).
- * -ENOSPC: Could not allocate space for the buffer object, either due to
- * fragmentation or concurrent allocators.
- * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
- * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
- * deadlock and the exec is contended.
- *
- * A throttled client evicts only its own BOs, unless no placement can be had
- * that way and @rules->force_space is set: then the BO must be placed, and
- * other clients' memory goes too. Own BOs evicted before that was clear stay
- * evicted.
- */
-static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
-				 struct ttm_placement *placement,
-				 struct ttm_operation_ctx *ctx,
-				 const struct ttm_bo_alloc_rules *rules,
-				 struct ttm_resource **res)
-{
-	struct ttm_bo_alloc_rules own_rules = *rules;
-	struct ww_acquire_ctx *ticket;
-	int ret;
-
-	ticket = dma_resv_locking_ctx(bo->base.resv);
-	ret = dma_resv_reserve_fences(bo->base.resv, 1);
-	if (unlikely(ret))
-		return ret;
-
-	if (!rules->throttled)
-		return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						 rules, res);
-
-	own_rules.own = ctx->throttle;
-	ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket, &own_rules,
-					res);
-	if (ret == -ENOSPC && rules->force_space)
-		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						rules, res);
-	return ret;
 }
 
 /*
@@ -1120,16 +1073,14 @@ int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_resource **res,
 		     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_bo_alloc_rules rules = {
-		.throttled = ttm_throttle_get_state(ctx->throttle) !=
-			     TTM_THROTTLE_NORMAL,
-	};
+	bool force_space = false;
 	int ret;
 
 	do {
-		ret = ttm_bo_alloc_resource(bo, placement, ctx, &rules, res);
-		rules.force_space = !rules.force_space;
-	} while (ret == -ENOSPC && rules.force_space);
+		ret = ttm_bo_alloc_resource(bo, placement, ctx,
+					    force_space, res);
+		force_space = !force_space;
+	} while (ret == -ENOSPC && force_space);
 
 	return ret;
 }
@@ -1176,7 +1127,9 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  *
  * The validation must sit inside the locking loop: an -EDEADLK after the
  * loop has ended cannot be retried, so &ttm_operation_ctx.exec must be NULL
- * there. Victims are locked the way the exec's flags say, interruptibly
+ * there, and an exec that is contended on entry, because its caller swallowed
+ * an -EDEADLK, draws a warning and is not used. Victims are locked the way
+ * the exec's flags say, interruptibly
  * with %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space
  * they freed is allocated, so their owners cannot move them back in
  * between, and are unlocked before ttm_bo_validate() returns. Other BOs
@@ -1198,27 +1151,6 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * the caller creates it again after the back-off.
  */
 
-/* Reports a failed validation by @ctx's client; returns @err. */
-static int ttm_bo_validate_failed(struct ttm_buffer_object *bo,
-				  struct ttm_operation_ctx *ctx, int err)
-{
-	trace_ttm_bo_validate_fail(bo, ttm_throttle_client_id(ctx->throttle),
-				   err);
-	return err;
-}
-
-/*
- * A client in hard throttle keeps any resource the placement accepts. A
- * pinned BO is left to the checks of ttm_bo_validate().
- */
-static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
-				  struct ttm_placement *placement,
-				  enum ttm_throttle_state state)
-{
-	return state == TTM_THROTTLE_HARD && bo->resource && !bo->pin_count &&
-	       ttm_resource_compatible(bo->resource, placement, true);
-}
-
 /**
  * ttm_bo_validate - Move a buffer object into one of the proposed placements
  *
@@ -1230,11 +1162,13 @@ static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
  * according proposed placement.
  *
  * If @ctx->exec is set and @bo is locked by that drm_exec transaction,
- * eviction locks the BOs it needs to move through the same transaction,
- * waiting for them where a trylock fails. Victims that were moved stay
- * locked until @bo's new space is allocated, so that their owners cannot
- * move them back in between, and are unlocked before this returns: the
- * exec's objects are the caller's own again.
+ * eviction locks the BOs it must move through the same transaction, and
+ * waits for those a trylock cannot get. The BOs the transaction held before
+ * are the caller's own and are neither evicted nor unlocked. Victims that
+ * were moved stay locked until @bo's new space is allocated, so their owners
+ * cannot move them back in between, and are unlocked before this returns.
+ * Dropping the transaction's reference on a victim can free its GEM object
+ * inside the transaction, if its last other reference went away meanwhile.
  *
  * Return: 0 on success, or
  * -EINVAL on invalid proposed placement.
@@ -1242,22 +1176,17 @@ static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
  * -EBUSY if no_wait is true and buffer busy.
  * -ERESTARTSYS if interrupted by a signal.
  * -EDEADLK only with @ctx->exec: locking a victim would deadlock against an
- * older transaction. The exec is contended; the caller must back off with
+ * older transaction. The exec is contended: the caller must back off with
  * drm_exec_retry_on_contention() and validate again in the same transaction.
- * Without @ctx->exec, such contention is reported as -ENOMEM as before.
- *
- * If @ctx->throttle is set and the client is throttled after losing memory
- * to eviction, the placement is decided under the throttle's rules; see the
- * "Eviction throttling" section of the TTM documentation.
+ * Without @ctx->exec, that contention is reported as -ENOMEM.
  */
 int ttm_bo_validate(struct ttm_buffer_object *bo,
 		    struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx)
 {
-	struct ttm_bo_alloc_rules rules = { .validating = true };
-	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
+	bool force_space;
 	int ret;
 
 	dma_resv_assert_held(bo->base.resv);
@@ -1268,22 +1197,17 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 	if (!placement->num_placement)
 		return ttm_bo_pipeline_gutting(bo);
 
-	/* One look at the throttle, so that one validation follows one rule. */
-	state = ttm_throttle_get_state(ctx->throttle);
-	if (ttm_bo_throttle_keeps(bo, placement, state))
-		return 0;
-	rules.throttled = state != TTM_THROTTLE_NORMAL;
-
+	force_space = false;
 	do {
 		/* Check whether we need to move buffer. */
 		if (bo->resource &&
 		    ttm_resource_compatible(bo->resource, placement,
-					    rules.force_space))
+					    force_space))
 			return 0;
 
 		/* Moving of pinned BOs is forbidden */
 		if (bo->pin_count)
-			return ttm_bo_validate_failed(bo, ctx, -EINVAL);
+			return -EINVAL;
 
 		/*
 		 * Determine where to move the buffer.
@@ -1294,12 +1218,13 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		 * stop and the driver will be called to make
 		 * the second hop.
 		 */
-		ret = ttm_bo_alloc_resource(bo, placement, ctx, &rules, &res);
-		rules.force_space = !rules.force_space;
+		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
+					    &res);
+		force_space = !force_space;
 		if (ret == -ENOSPC)
 			continue;
 		if (ret)
-			return ttm_bo_validate_failed(bo, ctx, ret);
+			return ret;
 
 bounce:
 		ret = ttm_bo_handle_move_mem(bo, res, false, ctx, &hop);
@@ -1311,14 +1236,15 @@ bounce:
 		}
 		if (ret) {
 			ttm_resource_free(bo, &res);
-			return ttm_bo_validate_failed(bo, ctx, ret);
+			return ret;
 		}
 
-	} while (ret && rules.force_space);
+	} while (ret && force_space);
 
 	/* For backward compatibility with userspace */
 	if (ret == -ENOSPC)
-		return ttm_bo_validate_failed(bo, ctx, -ENOMEM);
+		return bo->bdev->alloc_flags & TTM_ALLOCATION_PROPAGATE_ENOSPC ?
+		       ret : -ENOMEM;
 
 	/*
 	 * We might need to add a TTM.
@@ -1326,7 +1252,7 @@ bounce:
 	if (!bo->resource || bo->resource->mem_type == TTM_PL_SYSTEM) {
 		ret = ttm_tt_create(bo, true);
 		if (ret)
-			return ttm_bo_validate_failed(bo, ctx, ret);
+			return ret;
 	}
 	return 0;
 }
@@ -1384,7 +1310,6 @@ int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 	bo->pin_count = 0;
 	bo->sg = sg;
 	bo->bulk_move = NULL;
-	bo->residency = TTM_RESIDENCY_NORMAL;
 	if (resv)
 		bo->base.resv = resv;
 	else
@@ -1471,7 +1396,7 @@ int ttm_bo_init_validate(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 			 struct sg_table *sg, struct dma_resv *resv,
 			 void (*destroy) (struct ttm_buffer_object *))
 {
-	struct ttm_operation_ctx ctx = { interruptible, false };
+	struct ttm_operation_ctx ctx = { .interruptible = interruptible };
 	int ret;
 
 	ret = ttm_bo_init_reserved(bdev, bo, type, placement, alignment, &ctx,
@@ -1544,15 +1469,20 @@ struct ttm_bo_swapout_walk {
 	struct ttm_lru_walk walk;
 	/** @gfp_flags: The gfp flags to use for ttm_tt_swapout() */
 	gfp_t gfp_flags;
+	/** @hit_low: Whether we should attempt to swap BO's with low watermark threshold */
+	/** @evict_low: If we cannot swap a bo when @try_low is false (first pass) */
+	bool hit_low, evict_low;
 };
 
 static s64
 ttm_bo_swapout_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 {
-	struct ttm_place place = {.mem_type = bo->resource->mem_type};
+	struct ttm_place place = { .mem_type = bo->resource->mem_type };
 	struct ttm_bo_swapout_walk *swapout_walk =
 		container_of(walk, typeof(*swapout_walk), walk);
-	struct ttm_operation_ctx *ctx = walk->ctx;
+	struct ttm_operation_ctx *ctx = walk->arg.ctx;
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_tt *tt = bo->ttm;
 	s64 ret;
 
 	/*
@@ -1561,20 +1491,19 @@ ttm_bo_swapout_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 	 * The driver may use the fact that we're moving from SYSTEM
 	 * as an indication that we're about to swap out.
 	 */
-	if (bo->pin_count || !bo->bdev->funcs->eviction_valuable(bo, &place)) {
+	if (bo->pin_count || !bdev->funcs->eviction_valuable(bo, &place)) {
 		ret = -EBUSY;
 		goto out;
 	}
 
-	if (!bo->ttm || !ttm_tt_is_populated(bo->ttm) ||
-	    bo->ttm->page_flags & TTM_TT_FLAG_EXTERNAL ||
-	    bo->ttm->page_flags & TTM_TT_FLAG_SWAPPED) {
+	if (!tt || !ttm_tt_is_populated(tt) ||
+	    tt->page_flags & (TTM_TT_FLAG_EXTERNAL | TTM_TT_FLAG_SWAPPED)) {
 		ret = -EBUSY;
 		goto out;
 	}
 
 	if (bo->deleted) {
-		pgoff_t num_pages = bo->ttm->num_pages;
+		pgoff_t num_pages = tt->num_pages;
 
 		ret = ttm_bo_wait_ctx(bo, ctx);
 		if (ret)
@@ -1594,7 +1523,7 @@ ttm_bo_swapout_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 
 		memset(&hop, 0, sizeof(hop));
 		place.mem_type = TTM_PL_SYSTEM;
-		ret = ttm_resource_alloc(bo, &place, &evict_mem);
+		ret = ttm_resource_alloc(bo, &place, &evict_mem, NULL);
 		if (ret)
 			goto out;
 
@@ -1615,11 +1544,18 @@ ttm_bo_swapout_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
 		goto out;
 
 	ttm_bo_unmap_virtual(bo);
-	if (bo->bdev->funcs->swap_notify)
-		bo->bdev->funcs->swap_notify(bo);
+	if (bdev->funcs->swap_notify)
+		bdev->funcs->swap_notify(bo);
 
-	if (ttm_tt_is_populated(bo->ttm))
-		ret = ttm_tt_swapout(bo->bdev, bo->ttm, swapout_walk->gfp_flags);
+	if (ttm_tt_is_populated(tt)) {
+		ret = ttm_tt_swapout(bdev, tt, swapout_walk->gfp_flags);
+		if (ret > 0) {
+			spin_lock(&bdev->lru_lock);
+			ttm_resource_del_bulk_move_unevictable(bo->resource, bo);
+			ttm_resource_move_to_lru_tail(bo->resource);
+			spin_unlock(&bdev->lru_lock);
+		}
+	}
 
 out:
 	/* Consider -ENOMEM and -ENOSPC non-fatal. */
@@ -1640,9 +1576,9 @@ const struct ttm_lru_walk_ops ttm_swap_ops = {
  * @man: The resource manager whose resources / buffer objects are
  * goint to be swapped out.
  * @gfp_flags: The gfp flags used for shmem page allocations.
- * @target: The desired number of bytes to swap out.
+ * @target: The desired number of pages to swap out.
  *
- * Return: The number of bytes actually swapped out, or negative error code
+ * Return: The number of pages actually swapped out, or negative error code
  * on error.
  */
 s64 ttm_bo_swapout(struct ttm_device *bdev, struct ttm_operation_ctx *ctx,
@@ -1652,14 +1588,17 @@ s64 ttm_bo_swapout(struct ttm_device *bdev, struct ttm_operation_ctx *ctx,
 	struct ttm_bo_swapout_walk swapout_walk = {
 		.walk = {
 			.ops = &ttm_swap_ops,
-			.ctx = ctx,
-			.trylock_only = true,
+			.arg = {
+				.ctx = ctx,
+				.trylock_only = true,
+			},
 		},
 		.gfp_flags = gfp_flags,
 	};
 
 	return ttm_lru_walk_for_evict(&swapout_walk.walk, bdev, man, target);
 }
+EXPORT_SYMBOL_FOR_TESTS_ONLY(ttm_bo_swapout);
 
 void ttm_bo_tt_destroy(struct ttm_buffer_object *bo)
 {
@@ -1670,3 +1609,63 @@ void ttm_bo_tt_destroy(struct ttm_buffer_object *bo)
 	ttm_tt_destroy(bo->bdev, bo->ttm);
 	bo->ttm = NULL;
 }
+
+/**
+ * ttm_bo_populate() - Ensure that a buffer object has backing pages
+ * @bo: The buffer object
+ * @ctx: The ttm_operation_ctx governing the operation.
+ *
+ * For buffer objects in a memory type whose manager uses
+ * struct ttm_tt for backing pages, ensure those backing pages
+ * are present and with valid content. The bo's resource is also
+ * placed on the correct LRU list if it was previously swapped
+ * out.
+ *
+ * Return: 0 if successful, negative error code on failure.
+ * Note: May return -EINTR or -ERESTARTSYS if @ctx::interruptible
+ * is set to true.
+ */
+int ttm_bo_populate(struct ttm_buffer_object *bo,
+		    struct ttm_operation_ctx *ctx)
+{
+	struct ttm_device *bdev = bo->bdev;
+	struct ttm_tt *tt = bo->ttm;
+	bool swapped;
+	int ret;
+
+	dma_resv_assert_held(bo->base.resv);
+
+	if (!tt)
+		return 0;
+
+	swapped = ttm_tt_is_swapped(tt);
+	ret = ttm_tt_populate(bdev, tt, ctx);
+	if (ret)
+		return ret;
+
+	if (swapped && !ttm_tt_is_swapped(tt) && !bo->pin_count &&
+	    bo->resource) {
+		spin_lock(&bdev->lru_lock);
+		ttm_resource_add_bulk_move(bo->resource, bo);
+		ttm_resource_move_to_lru_tail(bo->resource);
+		spin_unlock(&bdev->lru_lock);
+	}
+
+	return 0;
+}
+EXPORT_SYMBOL(ttm_bo_populate);
+
+int ttm_bo_setup_export(struct ttm_buffer_object *bo,
+			struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	ret = ttm_bo_reserve(bo, false, false, NULL);
+	if (ret != 0)
+		return ret;
+
+	ret = ttm_bo_populate(bo, ctx);
+	ttm_bo_unreserve(bo);
+	return ret;
+}
+EXPORT_SYMBOL(ttm_bo_setup_export);

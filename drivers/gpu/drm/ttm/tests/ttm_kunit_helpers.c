@@ -2,6 +2,9 @@
 /*
  * Copyright © 2023 Intel Corporation
  */
+
+#include <linux/export.h>
+
 #include <drm/ttm/ttm_tt.h>
 
 #include "ttm_kunit_helpers.h"
@@ -46,7 +49,7 @@ static struct ttm_tt *ttm_tt_simple_create(struct ttm_buffer_object *bo, u32 pag
 {
 	struct ttm_tt *tt;
 
-	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+	tt = kzalloc_obj(*tt);
 	ttm_tt_init(tt, bo, page_flags, ttm_cached, 0);
 
 	return tt;
@@ -116,16 +119,14 @@ static void bad_evict_flags(struct ttm_buffer_object *bo,
  * ttm_device_kunit_init_with_funcs() - Initialise a TTM device for a test
  * @priv: The test devices, whose DRM device backs the TTM device
  * @ttm: The TTM device to initialise
- * @use_dma_alloc: Whether the pool allocates with the DMA API
- * @use_dma32: Whether the pool allocates below 4 GiB
+ * @alloc_flags: TTM_ALLOCATION_* flags for ttm_device_init()
  * @funcs: The device callbacks, for tests that need their own moves
  *
  * Return: 0 on success, or a negative error code from ttm_device_init().
  */
 int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
 				     struct ttm_device *ttm,
-				     bool use_dma_alloc,
-				     bool use_dma32,
+				     unsigned int alloc_flags,
 				     struct ttm_device_funcs *funcs)
 {
 	struct drm_device *drm = priv->drm;
@@ -134,50 +135,11 @@ int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
 	err = ttm_device_init(ttm, funcs, drm->dev,
 			      drm->anon_inode->i_mapping,
 			      drm->vma_offset_manager,
-			      use_dma_alloc, use_dma32);
+			      alloc_flags);
 
 	return err;
 }
 EXPORT_SYMBOL_GPL(ttm_device_kunit_init_with_funcs);
-
-static const struct ttm_place evict_sys_place = { .mem_type = TTM_PL_SYSTEM };
-
-static void evict_to_system_flags(struct ttm_buffer_object *bo,
-				  struct ttm_placement *placement)
-{
-	placement->placement = &evict_sys_place;
-	placement->num_placement = 1;
-}
-
-/**
- * ttm_device_kunit_init_evict_to_system() - a TTM device for eviction tests
- * @test: The test; what is allocated here goes with it
- * @devs: The test devices; the TTM device is allocated into @devs->ttm_dev
- * @move: The device's move callback
- *
- * Victims are evicted straight to system memory, and @move decides what a
- * move does: for tests of who gets evicted rather than of how.
- *
- * Return: 0 on success, or a negative error code from ttm_device_init().
- */
-int ttm_device_kunit_init_evict_to_system(struct kunit *test,
-					  struct ttm_test_devices *devs,
-					  ttm_kunit_move_fn move)
-{
-	struct ttm_device_funcs *funcs;
-
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
-	funcs->move = move;
-	funcs->evict_flags = evict_to_system_flags;
-
-	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
-	return ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev, false,
-						false, funcs);
-}
-EXPORT_SYMBOL_GPL(ttm_device_kunit_init_evict_to_system);
 
 struct ttm_device_funcs ttm_dev_funcs = {
 	.ttm_tt_create = ttm_tt_simple_create,
@@ -190,11 +152,10 @@ EXPORT_SYMBOL_GPL(ttm_dev_funcs);
 
 int ttm_device_kunit_init(struct ttm_test_devices *priv,
 			  struct ttm_device *ttm,
-			  bool use_dma_alloc,
-			  bool use_dma32)
+			  unsigned int alloc_flags)
 {
-	return ttm_device_kunit_init_with_funcs(priv, ttm, use_dma_alloc,
-						use_dma32, &ttm_dev_funcs);
+	return ttm_device_kunit_init_with_funcs(priv, ttm, alloc_flags,
+						&ttm_dev_funcs);
 }
 EXPORT_SYMBOL_GPL(ttm_device_kunit_init);
 
@@ -208,12 +169,10 @@ struct ttm_device_funcs ttm_dev_funcs_bad_evict = {
 EXPORT_SYMBOL_GPL(ttm_dev_funcs_bad_evict);
 
 int ttm_device_kunit_init_bad_evict(struct ttm_test_devices *priv,
-				    struct ttm_device *ttm,
-				    bool use_dma_alloc,
-				    bool use_dma32)
+				    struct ttm_device *ttm)
 {
-	return ttm_device_kunit_init_with_funcs(priv, ttm, use_dma_alloc,
-						use_dma32, &ttm_dev_funcs_bad_evict);
+	return ttm_device_kunit_init_with_funcs(priv, ttm, 0,
+						&ttm_dev_funcs_bad_evict);
 }
 EXPORT_SYMBOL_GPL(ttm_device_kunit_init_bad_evict);
 
@@ -239,7 +198,6 @@ struct ttm_buffer_object *ttm_bo_kunit_init(struct kunit *test,
 
 	bo->bdev = devs->ttm_dev;
 	bo->destroy = dummy_ttm_bo_destroy;
-	bo->residency = TTM_RESIDENCY_NORMAL;
 
 	kref_init(&bo->kref);
 
@@ -300,7 +258,7 @@ struct ttm_test_devices *ttm_test_devices_all(struct kunit *test)
 	ttm_dev = kunit_kzalloc(test, sizeof(*ttm_dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ttm_dev);
 
-	err = ttm_device_kunit_init(devs, ttm_dev, false, false);
+	err = ttm_device_kunit_init(devs, ttm_dev, 0);
 	KUNIT_ASSERT_EQ(test, err, 0);
 
 	devs->ttm_dev = ttm_dev;

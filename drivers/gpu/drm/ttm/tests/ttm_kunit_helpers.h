@@ -28,25 +28,13 @@ struct ttm_test_devices {
 /* Building blocks for test-specific init functions */
 int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
 				     struct ttm_device *ttm,
-				     bool use_dma_alloc,
-				     bool use_dma32,
+				     unsigned int alloc_flags,
 				     struct ttm_device_funcs *funcs);
-
-typedef int (*ttm_kunit_move_fn)(struct ttm_buffer_object *bo, bool evict,
-				 struct ttm_operation_ctx *ctx,
-				 struct ttm_resource *new_mem,
-				 struct ttm_place *hop);
-int ttm_device_kunit_init_evict_to_system(struct kunit *test,
-					  struct ttm_test_devices *devs,
-					  ttm_kunit_move_fn move);
 int ttm_device_kunit_init(struct ttm_test_devices *priv,
 			  struct ttm_device *ttm,
-			  bool use_dma_alloc,
-			  bool use_dma32);
+			  unsigned int alloc_flags);
 int ttm_device_kunit_init_bad_evict(struct ttm_test_devices *priv,
-				    struct ttm_device *ttm,
-				    bool use_dma_alloc,
-				    bool use_dma32);
+				    struct ttm_device *ttm);
 struct ttm_buffer_object *ttm_bo_kunit_init(struct kunit *test,
 					    struct ttm_test_devices *devs,
 					    size_t size,

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2022 Advanced Micro Devices, Inc.
+ */
+
+#define pr_fmt(fmt) "drm_exec: " fmt
+
+#include <kunit/test.h>
+
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/prime_numbers.h>
+
+#include <drm/drm_exec.h>
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_kunit_helpers.h>
+
+struct drm_exec_priv {
+	struct device *dev;
+	struct drm_device *drm;
+};
+
+static int drm_exec_test_init(struct kunit *test)
+{
+	struct drm_exec_priv *priv;
+
+	priv = kunit_kzalloc(test, sizeof(*priv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, priv);
+
+	test->priv = priv;
+
+	priv->dev = drm_kunit_helper_alloc_device(test);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, priv->dev);
+
+	priv->drm = __drm_kunit_helper_alloc_drm_device(test, priv->dev, sizeof(*priv->drm), 0,
+							DRIVER_MODESET);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, priv->drm);
+
+	return 0;
+}
+
+static void sanitycheck(struct kunit *test)
+{
+	struct drm_exec exec;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_fini(&exec);
+	KUNIT_SUCCEED(test);
+}
+
+static void test_lock(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object gobj = { };
+	struct drm_exec exec;
+	int ret;
+
+	drm_gem_private_object_init(priv->drm, &gobj, PAGE_SIZE);
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, &gobj);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+	}
+	drm_exec_fini(&exec);
+}
+
+static void test_lock_unlock(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object gobj = { };
+	struct drm_exec exec;
+	int ret;
+
+	drm_gem_private_object_init(priv->drm, &gobj, PAGE_SIZE);
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, &gobj);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+
+		drm_exec_unlock_obj(&exec, &gobj);
+		ret = drm_exec_lock_obj(&exec, &gobj);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+	}
+	drm_exec_fini(&exec);
+}
+
+static void test_duplicates(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object gobj = { };
+	struct drm_exec exec;
+	int ret;
+
+	drm_gem_private_object_init(priv->drm, &gobj, PAGE_SIZE);
+
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, &gobj);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+
+		ret = drm_exec_lock_obj(&exec, &gobj);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+	}
+	drm_exec_unlock_obj(&exec, &gobj);
+	drm_exec_fini(&exec);
+}
+
+static void test_prepare(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object gobj = { };
+	struct drm_exec exec;
+	int ret;
+
+	drm_gem_private_object_init(priv->drm, &gobj, PAGE_SIZE);
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_prepare_obj(&exec, &gobj, 1);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+	}
+	drm_exec_fini(&exec);
+
+	drm_gem_private_object_fini(&gobj);
+}
+
+static void test_prepare_array(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object *gobj1;
+	struct drm_gem_object *gobj2;
+	struct drm_gem_object *array[] = {
+		(gobj1 = kunit_kzalloc(test, sizeof(*gobj1), GFP_KERNEL)),
+		(gobj2 = kunit_kzalloc(test, sizeof(*gobj2), GFP_KERNEL)),
+	};
+	struct drm_exec exec;
+	int ret;
+
+	if (!gobj1 || !gobj2) {
+		KUNIT_FAIL(test, "Failed to allocate GEM objects.\n");
+		return;
+	}
+
+	drm_gem_private_object_init(priv->drm, gobj1, PAGE_SIZE);
+	drm_gem_private_object_init(priv->drm, gobj2, PAGE_SIZE);
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec)
+		ret = drm_exec_prepare_array(&exec, array, ARRAY_SIZE(array),
+					     1);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	drm_exec_fini(&exec);
+
+	drm_gem_private_object_fini(gobj1);
+	drm_gem_private_object_fini(gobj2);
+}
+
+static void test_multiple_loops(struct kunit *test)
+{
+	struct drm_exec exec;
+
+	{
+		__label__ drm_exec_retry;
+
+		drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+		drm_exec_until_all_locked(&exec)
+		{
+			break;
+		}
+		drm_exec_fini(&exec);
+	}
+
+	{
+		__label__ drm_exec_retry;
+
+		drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+		drm_exec_until_all_locked(&exec)
+		{
+			break;
+		}
+		drm_exec_fini(&exec);
+	}
+	KUNIT_SUCCEED(test);
+}
+
+/* A GEM object off the stack: with lock debugging, several overflow it. */
+static struct drm_gem_object *drm_exec_test_obj(struct kunit *test)
+{
+	struct drm_exec_priv *priv = test->priv;
+	struct drm_gem_object *obj;
+
+	obj = kunit_kzalloc(test, sizeof(*obj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	drm_gem_private_object_init(priv->drm, obj, PAGE_SIZE);
+	return obj;
+}
+
+static void test_unlock_since(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *a = drm_exec_test_obj(test);
+	struct drm_gem_object *b = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	unsigned int checkpoint;
+	int ret;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+
+		checkpoint = drm_exec_checkpoint(&exec);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, a);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, b);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 3);
+
+	drm_exec_unlock_since(&exec, checkpoint);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_PTR_EQ(test, drm_exec_obj(&exec, 0), own);
+	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(own->resv));
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(a->resv));
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(b->resv));
+	KUNIT_EXPECT_EQ(test, kref_read(&a->refcount), 1);
+	drm_exec_fini(&exec);
+}
+
+static void test_lock_since_leaves_own(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	unsigned int checkpoint;
+	int ret;
+
+	/* Duplicates ignored: drm_exec_lock_obj() would return 0 here. */
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+
+		checkpoint = drm_exec_checkpoint(&exec);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, -EALREADY);
+	}
+	drm_exec_unlock_since(&exec, checkpoint);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(own->resv));
+	drm_exec_fini(&exec);
+}
+
+static void test_lock_since_shared_resv(struct kunit *test)
+{
+	struct drm_gem_object *a = drm_exec_test_obj(test);
+	struct drm_gem_object *b = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	unsigned int checkpoint;
+	int ret;
+
+	b->resv = a->resv;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		checkpoint = drm_exec_checkpoint(&exec);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, a);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, b);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+
+	drm_exec_unlock_since(&exec, checkpoint);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(a->resv));
+	drm_exec_fini(&exec);
+}
+
+struct drm_exec_test_holder {
+	struct drm_gem_object *obj;
+	struct completion locked;
+	struct completion release;
+};
+
+/* Lock an object with an older ticket than the test's, until told. */
+static int drm_exec_test_hold(void *arg)
+{
+	struct drm_exec_test_holder *holder = arg;
+	struct ww_acquire_ctx ticket;
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	dma_resv_lock(holder->obj->resv, &ticket);
+	complete(&holder->locked);
+	wait_for_completion(&holder->release);
+	dma_resv_unlock(holder->obj->resv);
+	ww_acquire_fini(&ticket);
+	return 0;
+}
+
+static void test_lock_since_prelocked(struct kunit *test)
+{
+	struct drm_exec_test_holder holder;
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *victim = drm_exec_test_obj(test);
+	struct task_struct *thread;
+	unsigned int checkpoint = 0;
+	struct drm_exec exec;
+	bool contended = false;
+	int ret;
+
+	holder.obj = victim;
+	init_completion(&holder.locked);
+	init_completion(&holder.release);
+	thread = kthread_run(drm_exec_test_hold, &holder, "drm_exec_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+	wait_for_completion(&holder.locked);
+
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+
+		checkpoint = drm_exec_checkpoint(&exec);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, victim);
+		if (ret == -EDEADLK) {
+			/* The older holder lets go; the back-off prelocks. */
+			contended = true;
+			complete(&holder.release);
+		}
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_EXPECT_NULL(test, exec.prelocked);
+	}
+	KUNIT_EXPECT_TRUE(test, contended);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
+
+	drm_exec_unlock_since(&exec, checkpoint);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->resv));
+	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(own->resv));
+	drm_exec_fini(&exec);
+	if (!contended)
+		complete(&holder.release);
+}
+
+static struct kunit_case drm_exec_tests[] = {
+	KUNIT_CASE(sanitycheck),
+	KUNIT_CASE(test_lock),
+	KUNIT_CASE(test_lock_unlock),
+	KUNIT_CASE(test_duplicates),
+	KUNIT_CASE(test_prepare),
+	KUNIT_CASE(test_prepare_array),
+	KUNIT_CASE(test_multiple_loops),
+	KUNIT_CASE(test_unlock_since),
+	KUNIT_CASE(test_lock_since_leaves_own),
+	KUNIT_CASE(test_lock_since_shared_resv),
+	KUNIT_CASE(test_lock_since_prelocked),
+	{}
+};
+
+static struct kunit_suite drm_exec_test_suite = {
+	.name = "drm_exec",
+	.init = drm_exec_test_init,
+	.test_cases = drm_exec_tests,
+};
+
+kunit_test_suite(drm_exec_test_suite);
+
+MODULE_AUTHOR("AMD");
+MODULE_DESCRIPTION("Kunit test for drm_exec functions");
+MODULE_LICENSE("GPL and additional rights");
