@@ -41,13 +41,7 @@ fi
 logs+=("$log")
 
 # Lockdep must be built in and stay on for boot 1, where our suites run.
-grep -qx 'CONFIG_PROVE_LOCKING=y' "$KDIR/.config" ||
-	die "CONFIG_PROVE_LOCKING is off in $KDIR/.config; fix kunit-configs/00-debug.config"
-off='turning off the locking correctness validator|lockdep is turned off'
-off+='|DEBUG_LOCKS_WARN_ON|possible recursive locking|possible circular locking'
-if line=$(grep -nE -m1 "$off" "$log"); then
-	die "lockdep went off in boot 1 ($log:${line%%:*}): the suites after it ran without it; find the suite and move its module to kunit-configs/lockdep-off"
-fi
+bash "$TOP/harness/lockdep-check.sh" "$KDIR/.config" "$log"
 note "boot 1: lockdep stayed on"
 
 for m in "${apart[@]}"; do

@@ -77,6 +77,34 @@ echo "s 3" >"$tmp/expect"
 expect_fail "fewer tests than declared fails" "declares 3" \
 	ktap --expect "$tmp/expect" "$tmp/good.ktap"
 
+printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: s' \
+	'    1..2' '    ok 1 a' '        KTAP version 1' '        # Subtest: b' \
+	'        1..2' '        ok 1 p' '        not ok 2 q' '    not ok 2 b' \
+	'not ok 1 s' >"$tmp/known.ktap"
+echo "s b  # fails on the base" >"$tmp/known"
+expect_pass "a failure listed in known-failures is not counted as failed" \
+	ktap --known-failures "$tmp/known" "$tmp/known.ktap"
+echo "s a  # another case" >"$tmp/known-other"
+expect_fail "a failure not listed in known-failures fails" "1 failed" \
+	ktap --known-failures "$tmp/known-other" "$tmp/known.ktap"
+
+# --- lockdep stays on -------------------------------------------------------
+lockdep() { bash "$TOP/harness/lockdep-check.sh" "$@"; }
+echo 'CONFIG_PROVE_LOCKING=y' >"$tmp/lockdep.config"
+echo '# CONFIG_PROVE_LOCKING is not set' >"$tmp/nolockdep.config"
+cp "$tmp/good.ktap" "$tmp/lockdep-good.log"
+expect_pass "a boot with lockdep on passes" lockdep "$tmp/lockdep.config" "$tmp/lockdep-good.log"
+expect_fail "a kernel without lockdep fails" "PROVE_LOCKING is off" \
+	lockdep "$tmp/nolockdep.config" "$tmp/lockdep-good.log"
+for report in 'DEBUG_LOCKS_WARN_ON(__owner_task(owner) != get_current())' \
+	      'WARNING: possible recursive locking detected' \
+	      'WARNING: possible circular locking dependency detected' \
+	      'turning off the locking correctness validator.'; do
+	{ head -5 "$tmp/good.ktap"; echo "$report"; tail -3 "$tmp/good.ktap"; } >"$tmp/lockdep-off.log"
+	expect_fail "lockdep going off fails: $report" "lockdep went off" \
+		lockdep "$tmp/lockdep.config" "$tmp/lockdep-off.log"
+done
+
 # --- the order of the series ------------------------------------------------
 order=$tmp/order
 mkdir -p "$order/harness" "$order/series/notes"

@@ -56,8 +56,10 @@
  *	unsigned int checkpoint = drm_exec_checkpoint(exec);
  *
  *	ret = drm_exec_lock_obj_since(exec, checkpoint, victim);
- *	if (ret == -EDEADLK)
- *		return ret;	// the caller retries on contention
+ *	if (ret == -EALREADY)
+ *		...skip the caller's object...
+ *	else if (ret)
+ *		return ret;	(-EDEADLK: the caller retries on contention)
  *	...
  *	drm_exec_unlock_since(exec, checkpoint);
  */
@@ -299,15 +301,12 @@ void drm_exec_unlock_obj(struct drm_exec *exec, struct drm_gem_object *obj)
 }
 EXPORT_SYMBOL(drm_exec_unlock_obj);
 
-/* Is @resv held through the prelocked object or one locked since @checkpoint? */
+/* Is @resv held through an object locked since @checkpoint? */
 static bool drm_exec_resv_locked_since(struct drm_exec *exec,
 				       unsigned int checkpoint,
 				       struct dma_resv *resv)
 {
 	unsigned int i;
-
-	if (exec->prelocked && exec->prelocked->resv == resv)
-		return true;
 
 	for (i = checkpoint; i < exec->num_objects; i++)
 		if (exec->objects[i]->resv == resv)
@@ -325,18 +324,19 @@ static bool drm_exec_resv_locked_since(struct drm_exec *exec,
  * Lock @obj as drm_exec_lock_obj() does, for a helper that locks objects
  * inside its caller's transaction and must leave the caller's own objects
  * alone. If the transaction holds @obj's reservation already, it matters who
- * took it. Objects the caller held before @checkpoint are its own. The
- * reservation of an object locked since @checkpoint, or of the object
- * prelocked after a back-off, is the helper's: @obj is then held under that
- * lock without a new one. The prelocked object itself is moved into the
- * objects locked since @checkpoint. The check is linear in the number of
- * objects locked since @checkpoint, and runs only for objects whose
- * reservation the transaction holds.
+ * took it: the reservation of an object locked since @checkpoint is the
+ * helper's, and @obj is then held under that lock without a new one; any
+ * other is the caller's. The object prelocked after a back-off is not the
+ * caller's yet: locking it moves it into the objects locked since
+ * @checkpoint, and only then do objects sharing its reservation count as the
+ * helper's. The check is linear in the number of objects locked since
+ * @checkpoint, and runs only for objects whose reservation the transaction
+ * holds. @exec must not be contended: back off first.
  *
  * Return: 0 when @obj is held, and drm_exec_unlock_since() releases it
  * (through the object that took the lock, if @obj shares its reservation).
- * -EALREADY when the caller held @obj's reservation before @checkpoint, even
- * with DRM_EXEC_IGNORE_DUPLICATES: leave @obj alone.
+ * -EALREADY when the reservation is the caller's, even with
+ * DRM_EXEC_IGNORE_DUPLICATES: leave @obj alone.
  * -EDEADLK on contention: the exec is contended, and the caller must back
  * off with drm_exec_retry_on_contention().
  * -EINTR when an interruptible wait was interrupted, -ENOMEM when tracking

@@ -531,11 +531,14 @@ struct ttm_bo_lru_cursor {
 	bool needs_unlock;
 	/**
 	 * @exec_held: Valid iff @bo != NULL. The bo is held through
-	 * @arg->exec, which keeps it locked if it left @mem_type.
+	 * @arg->exec, which keeps it locked if it was moved off @res.
 	 */
 	bool exec_held;
-	/** @mem_type: Valid iff @bo != NULL. The memory type @bo was found in. */
-	u32 mem_type;
+	/**
+	 * @res: Valid iff @bo != NULL. The resource @bo was found with, only
+	 * compared, never dereferenced: a bo that still holds it was not moved.
+	 */
+	struct ttm_resource *res;
 	/** @arg: Pointer to common BO LRU walk arguments. */
 	struct ttm_lru_walk_arg *arg;
 };

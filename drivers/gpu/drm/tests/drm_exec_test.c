@@ -309,6 +309,7 @@ struct drm_exec_test_holder {
 	struct drm_gem_object *obj;
 	struct completion locked;
 	struct completion release;
+	struct completion done;
 };
 
 /* Lock an object with an older ticket than the test's, until told. */
@@ -323,53 +324,83 @@ static int drm_exec_test_hold(void *arg)
 	wait_for_completion(&holder->release);
 	dma_resv_unlock(holder->obj->resv);
 	ww_acquire_fini(&ticket);
+	complete(&holder->done);
 	return 0;
 }
 
+/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting contention into @exec. */
+static void drm_exec_test_no_injection(struct drm_exec *exec)
+{
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+	exec->ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+}
+
+/*
+ * After a back-off, the contended victim is prelocked. It is not the
+ * caller's: locking it since a checkpoint hands it over. Until then, an
+ * object sharing its reservation is refused as the caller's.
+ */
 static void test_lock_since_prelocked(struct kunit *test)
 {
 	struct drm_exec_test_holder holder;
 	struct drm_gem_object *own = drm_exec_test_obj(test);
 	struct drm_gem_object *victim = drm_exec_test_obj(test);
+	struct drm_gem_object *sharer = drm_exec_test_obj(test);
 	struct task_struct *thread;
+	int sharer_before = 0, sharer_after = -1;
 	unsigned int checkpoint = 0;
 	struct drm_exec exec;
 	bool contended = false;
 	int ret;
 
+	sharer->resv = victim->resv;
 	holder.obj = victim;
 	init_completion(&holder.locked);
 	init_completion(&holder.release);
+	init_completion(&holder.done);
 	thread = kthread_run(drm_exec_test_hold, &holder, "drm_exec_test");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
 	wait_for_completion(&holder.locked);
 
 	drm_exec_init(&exec, 0, 0);
 	drm_exec_until_all_locked(&exec) {
+		drm_exec_test_no_injection(&exec);
 		ret = drm_exec_lock_obj(&exec, own);
 		drm_exec_retry_on_contention(&exec);
-		KUNIT_ASSERT_EQ(test, ret, 0);
+		if (ret)
+			break;
 
 		checkpoint = drm_exec_checkpoint(&exec);
+		if (exec.prelocked == victim)
+			sharer_before = drm_exec_lock_obj_since(&exec, checkpoint,
+								sharer);
 		ret = drm_exec_lock_obj_since(&exec, checkpoint, victim);
-		if (ret == -EDEADLK) {
+		if (ret == -EDEADLK && !contended) {
 			/* The older holder lets go; the back-off prelocks. */
 			contended = true;
 			complete(&holder.release);
 		}
 		drm_exec_retry_on_contention(&exec);
-		KUNIT_EXPECT_EQ(test, ret, 0);
-		KUNIT_EXPECT_NULL(test, exec.prelocked);
+		if (ret)
+			break;
+		sharer_after = drm_exec_lock_obj_since(&exec, checkpoint, sharer);
 	}
+	if (!contended)
+		complete(&holder.release);
+	wait_for_completion(&holder.done);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_TRUE(test, contended);
+	KUNIT_EXPECT_EQ(test, sharer_before, -EALREADY);
+	KUNIT_EXPECT_EQ(test, sharer_after, 0);
+	KUNIT_EXPECT_NULL(test, exec.prelocked);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
 
 	drm_exec_unlock_since(&exec, checkpoint);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->resv));
 	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(own->resv));
 	drm_exec_fini(&exec);
-	if (!contended)
-		complete(&holder.release);
 }
 
 static struct kunit_case drm_exec_tests[] = {

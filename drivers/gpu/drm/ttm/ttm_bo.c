@@ -1135,9 +1135,12 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * between, and are unlocked before ttm_bo_validate() returns. Other BOs
  * that share a held victim's reservation, such as the BOs private to one
  * VM, are evicted under that lock. Buffers the
- * transaction holds are its own and are never evicted by it, with one
- * exception: the object drm_exec prelocked after a back-off, normally the
- * victim that caused it. A caller that interleaves locking and validation
+ * transaction holds are its own and are never evicted by it, with two
+ * exceptions: those sharing &ttm_operation_ctx.resv when
+ * &ttm_operation_ctx.allow_res_evict is set, as without an exec, and the
+ * object drm_exec prelocked after a back-off, normally the victim that
+ * caused it. Buffers sharing the prelocked object's reservation count as the
+ * caller's until that object is locked again. A caller that interleaves locking and validation
  * may find one of its own BOs prelocked, and evict it. Released buffers
  * waiting for destruction and ghost objects of pipelined moves belong to no
  * client; they are only ever trylocked. Without &ttm_operation_ctx.exec
@@ -1164,9 +1167,11 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * If @ctx->exec is set and @bo is locked by that drm_exec transaction,
  * eviction locks the BOs it must move through the same transaction, and
  * waits for those a trylock cannot get. The BOs the transaction held before
- * are the caller's own and are neither evicted nor unlocked. Victims that
- * were moved stay locked until @bo's new space is allocated, so their owners
- * cannot move them back in between, and are unlocked before this returns.
+ * are the caller's own and are neither evicted nor unlocked, except those
+ * sharing @ctx->resv with @ctx->allow_res_evict set, as without an exec.
+ * Victims that were moved stay locked until @bo's new space is allocated, so
+ * their owners cannot move them back in between, and are unlocked before
+ * this returns; a victim that was not moved is unlocked at once.
  * Dropping the transaction's reference on a victim can free its GEM object
  * inside the transaction, if its last other reference went away meanwhile.
  *
@@ -1179,6 +1184,9 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * older transaction. The exec is contended: the caller must back off with
  * drm_exec_retry_on_contention() and validate again in the same transaction.
  * Without @ctx->exec, that contention is reported as -ENOMEM.
+ * -EINTR only with @ctx->exec initialised with DRM_EXEC_INTERRUPTIBLE_WAIT:
+ * a signal interrupted the wait for a victim, whatever @ctx->interruptible
+ * says.
  */
 int ttm_bo_validate(struct ttm_buffer_object *bo,
 		    struct ttm_placement *placement,

@@ -908,14 +908,15 @@ static int ttm_lru_walk_exec_lock(struct ttm_bo_lru_cursor *curs,
 }
 
 /*
- * A victim that left the manager stays locked in the transaction until the
+ * A victim that was moved stays locked in the transaction until the
  * eviction's caller has allocated the space it freed, so its owner cannot
- * move it back in between. One that did not move is released at once.
+ * move it back in between. One that was not moved frees nothing, and is
+ * released at once.
  */
 static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
 					      struct ttm_buffer_object *bo)
 {
-	if (bo->resource && bo->resource->mem_type == curs->mem_type)
+	if (bo->resource == curs->res)
 		drm_exec_unlock_obj(curs->arg->exec, &bo->base);
 }
 
@@ -949,7 +950,7 @@ static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
  * object.
  *
  * With @walk->arg.exec set, what a trylock cannot get is locked through that
- * drm_exec transaction. Victims that leave @man stay locked in it, for the
+ * drm_exec transaction. Victims that were moved stay locked in it, for the
  * walk's caller to release with drm_exec_unlock_since(); others are released
  * at once. The objects the transaction held before the walk are never
  * evicted or unlocked, and zombie and ghost objects are only trylocked.
@@ -1090,7 +1091,7 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 		 * In that case, just skip it.
 		 */
 		curs->bo = bo;
-		curs->mem_type = mem_type;
+		curs->res = res;
 		if (!ret && bo->resource && bo->resource->mem_type == mem_type)
 			return bo;
 

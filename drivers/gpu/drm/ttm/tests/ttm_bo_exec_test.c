@@ -199,28 +199,29 @@ struct exec_holder {
 	struct ttm_buffer_object *bos[2];
 	unsigned int nr;
 	struct task_struct *waiter;
+	bool armed;
 	struct completion locked;
 	struct completion release;
 	struct completion done;
 };
 
 /*
- * The waiter sleeps on nothing but the lock while a holder waits for it,
- * so its task state tells, without reading the mutex's internals.
+ * Once the waiter has started validating (armed) and evicted the victims
+ * before the @n-th, it sleeps on nothing but that victim's lock, so its
+ * task state tells, without reading the mutex's internals.
  */
-static bool exec_holder_has_waiter(struct exec_holder *h,
-				   struct ttm_buffer_object *bo)
+static bool exec_holder_has_waiter(struct exec_holder *h, unsigned int n)
 {
-	return !task_is_running(h->waiter);
+	return READ_ONCE(h->armed) && READ_ONCE(exec_test_seen.evicted) >= n &&
+	       !task_is_running(h->waiter);
 }
 
 /* Bounded, so that a broken eviction fails instead of hanging. */
-static void exec_holder_wait_for_waiter(struct exec_holder *h,
-					struct ttm_buffer_object *bo)
+static void exec_holder_wait_for_waiter(struct exec_holder *h, unsigned int n)
 {
 	int i;
 
-	for (i = 0; i < 10000 && !exec_holder_has_waiter(h, bo); i++)
+	for (i = 0; i < 10000 && !exec_holder_has_waiter(h, n); i++)
 		usleep_range(100, 200);
 }
 
@@ -243,7 +244,7 @@ static int exec_holder_fn(void *arg)
 		wait_for_completion(&h->release);
 	for (i = 0; i < locked; i++) {
 		if (h->waiter)
-			exec_holder_wait_for_waiter(h, h->bos[i]);
+			exec_holder_wait_for_waiter(h, i);
 		dma_resv_unlock(h->bos[i]->base.resv);
 	}
 	ww_acquire_fini(&ticket);
@@ -628,6 +629,7 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 			exec_holder_start(test, younger, current);
 			started = true;
 		}
+		WRITE_ONCE(younger->armed, true);
 		err = ttm_bo_validate(bo, &vram_placement, &ctx);
 		drm_exec_retry_on_contention(exec);
 	}
@@ -909,6 +911,8 @@ static void ttm_bo_exec_stress(struct kunit *test)
 		   atomic_read(&exec->failures),
 		   atomic_read(&exec->backoffs));
 
+	/* Without failures on the ticket-only path, nothing contended. */
+	KUNIT_EXPECT_GT(test, atomic_read(&baseline->failures), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&exec->failures), 0);
 	if (IS_ENABLED(CONFIG_DEBUG_WW_MUTEX_SLOWPATH) && *inject)
 		KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
