@@ -1,0 +1,1405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vttm_bench - VRAM overcommit benchmark for the vttm test driver
+ *
+ * The model
+ * =========
+ *
+ * A scaled model of a game that overcommits VRAM, with a compositor beside
+ * it. Every size is a fraction of the device's VRAM, V, read from
+ * /sys/module/vttm/parameters/vram_size (or --vram-size), so the model
+ * scales with the emulated device.
+ *
+ * game: one client (one open file). Buffers of V/32, VRAM only, as a
+ *	game wants its render targets and textures. (With VRAM|GTT, TTM's
+ *	first pass places them in GTT rather than evict, and nothing moves
+ *	once VRAM is full.) 16 of them (V/2) are the hot set, used by every
+ *	frame. The others are the streaming pool: each frame uses a window
+ *	of 4 of them (V/8), and the window moves on by --stream-step
+ *	buffers (default 4) every frame. Hot set plus pool is the working
+ *	set: 36 buffers (9/8 V) in phase 1 and 40 (10/8 V) in phase 2; the
+ *	4 extra buffers are created when phase 2 starts. A
+ *	frame is one job on the hot set and the window, lasting --game-us
+ *	(2000 us); the game waits for it (DRM_IOCTL_VTTM_WAIT on a hot
+ *	buffer) before the next frame. When a submit fails, the frame
+ *	counts as failed and the game sleeps for the job's duration instead.
+ *
+ * compositor: a second client, driven by a child process. 8 buffers of
+ *	V/64 (V/8 in all), VRAM only. It submits one job on all
+ *	of them lasting --comp-us (200 us) every --comp-period-us (1000 us)
+ *	of wall clock, without waiting for its jobs, and skips the ticks it
+ *	missed, as a compositor drops vblanks. It runs from before the
+ *	first game frame until after the last.
+ *
+ * The parent opens both clients, so it can read the compositor's stats
+ * through the same file while the child submits on it. A game frame's
+ * window runs from its submit to the next frame's submit. Over that
+ * window, with deltas of struct drm_vttm_stats:
+ *
+ *	migrated   = bytes_moved_to_vram + bytes_evicted_by,
+ *		     of the game plus the compositor
+ *	failed     = failed_submits, of the game plus the compositor
+ *	pingpongs  = pingpongs, of the game plus the compositor
+ *	frame_time = game job duration + migrated / link bandwidth
+ *
+ * The link bandwidth is 32 GB/s (PCIe 4.0 x16; --link-gbs). The formula
+ * charges every migrated byte to the frame in full, with no overlap of
+ * copies and rendering.
+ *
+ * Each mode of modes[] runs the whole scenario with fresh clients and
+ * fresh buffers: first --warmup frames that are not recorded, then phase 1
+ * and phase 2, each as long as --frames says. A mode sets the device's
+ * debugfs knob exec_eviction: baseline runs with it off, as TTM validates
+ * without the caller's drm_exec, and exec with it on, eviction locking its
+ * victims through the job's drm_exec. The report gives, for phase 1,
+ * phase 2 and all frames: migrated bytes per frame and modelled frame time
+ * (median and 99th percentile, by nearest rank), ping-pongs and failed
+ * submits (sums, per client), and the ratio of each figure to the first
+ * mode run in the same invocation, baseline by default. Without the knob
+ * (no debugfs, or not root) baseline is skipped, and exec runs alone.
+ *
+ * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
+ */
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+/* The driver's private uAPI, found through the Makefile's include path. */
+#include "vttm_uapi.h"
+
+#define PFX		"vttm-bench: "
+#define CSV_PFX		"vttm-bench-csv: "
+#define CSV_HEADER \
+	"mode,phase,frame,migrated_bytes,frame_time_us,failed,pingpongs"
+#define VRAM_PARAM	"/sys/module/vttm/parameters/vram_size"
+#define DRI_DEBUGFS	"/sys/kernel/debug/dri"
+
+#define EXIT_ERROR	1
+#define EXIT_USAGE	2
+#define EXIT_SKIP	4
+
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define MIB		(1024.0 * 1024.0)
+
+/* The model, in buffers; see the comment at the top. */
+#define GAME_BO_DIV	32	/* a game buffer is 1/32 of VRAM */
+#define GAME_HOT_BOS	16	/* hot set: 1/2 of VRAM */
+#define GAME_WIN_BOS	4	/* streaming window: 1/8 of VRAM */
+#define GAME_WS1_BOS	36	/* phase 1 working set: 9/8 of VRAM */
+#define GAME_WS2_BOS	40	/* phase 2 working set: 10/8 of VRAM */
+#define GAME_JOB_BOS	(GAME_HOT_BOS + GAME_WIN_BOS)
+#define COMP_BO_DIV	64	/* a compositor buffer is 1/64 of VRAM */
+#define COMP_BOS	8	/* compositor: 1/8 of VRAM */
+
+#define DEF_FRAMES		100
+#define DEF_WARMUP		5
+#define SHORT_FRAMES		20
+#define SHORT_WARMUP		2
+#define DEF_GAME_US		2000
+#define DEF_COMP_US		200
+#define DEF_COMP_PERIOD_US	1000
+#define DEF_LINK_GBS		32.0
+
+/* A job runs for milliseconds; a wait this long means a hung device. */
+#define WAIT_TIMEOUT_NS		(10 * NSEC_PER_SEC)
+/* Pause between modes, so the last mode's buffers are gone. */
+#define SETTLE_NS		(200 * 1000 * NSEC_PER_USEC)
+
+#define MAX_RUN_MODES		16
+
+/*
+ * The modes to compare: a name (no commas: it goes into the CSV) and the
+ * value of the device's exec_eviction knob. --modes picks and orders them;
+ * the first mode run is the reference for ratios.
+ */
+struct bench_mode {
+	const char *name;
+	bool exec_eviction;
+	const char *desc;
+};
+
+static const struct bench_mode modes[] = {
+	{ "baseline", false,
+	  "eviction does not lock through the job's drm_exec" },
+	{ "exec", true,
+	  "eviction locks its victims through the job's drm_exec" },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define N_MODES		ARRAY_SIZE(modes)
+
+struct config {
+	const char *device;
+	char knob[128];
+	__u64 vram_size;
+	unsigned int frames;
+	unsigned int warmup;
+	unsigned int stream_step;
+	__u64 game_ns;
+	__u64 comp_ns;
+	__u64 comp_period_ns;
+	double link_bps;
+	const char *csv_path;
+	bool csv_stdout;
+	unsigned int n_modes;
+	const struct bench_mode *modes[MAX_RUN_MODES];
+	/* Derived from vram_size. */
+	__u64 game_bo_size;
+	__u64 comp_bo_size;
+};
+
+/* One recorded game frame, with both clients' stats deltas over it. */
+struct frame_rec {
+	unsigned int phase;
+	unsigned int frame;
+	bool game_failed;
+	__u64 wall_ns;
+	struct drm_vttm_stats game;
+	struct drm_vttm_stats comp;
+};
+
+/* What the compositor saw, in shared memory, read after it exits. */
+struct comp_counts {
+	__u64 submits;
+	__u64 failed;
+	__u64 missed_ticks;
+};
+
+struct mode_run {
+	const struct bench_mode *mode;
+	bool supported;
+	unsigned int n_frames;
+	struct frame_rec *frames;
+	struct comp_counts comp;
+	__u64 game_failed;
+	__u64 elapsed_ms;
+};
+
+struct game {
+	int fd;
+	unsigned int n_bos;
+	unsigned int window;
+	__u32 bos[GAME_WS2_BOS];
+	__u32 job[GAME_JOB_BOS];
+};
+
+static void bench_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(PFX, stdout);
+	vfprintf(stdout, fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+static void bench_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	fputs(PFX "error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct timespec ns_to_ts(__u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+
+	return ts;
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = ns_to_ts(ns);
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		continue;
+}
+
+/* ioctl() that retries when interrupted; returns 0 or -errno. */
+static int vttm_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && errno == EINTR);
+
+	return ret == -1 ? -errno : 0;
+}
+
+static int vttm_bo_create(int fd, __u64 size, __u32 placements,
+			  __u32 *handle)
+{
+	struct drm_vttm_bo_create req = {
+		.size = size,
+		.placements = placements,
+	};
+	int ret;
+
+	ret = vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, &req);
+	if (!ret)
+		*handle = req.handle;
+	return ret;
+}
+
+/*
+ * Submit a job. Not retried when interrupted: the kernel counts a failed
+ * job in its stats, so the benchmark counts it as well.
+ */
+static int vttm_submit(int fd, const __u32 *handles, unsigned int count,
+		       __u64 duration_ns)
+{
+	struct drm_vttm_submit req = {
+		.handles = (__u64)(unsigned long)handles,
+		.count = count,
+		.duration_ns = duration_ns,
+	};
+
+	return ioctl(fd, DRM_IOCTL_VTTM_SUBMIT, &req) == -1 ? -errno : 0;
+}
+
+/* The errors that fail a job the kernel counts; any other is a bug. */
+static bool job_failure(int ret)
+{
+	return ret == -ENOMEM || ret == -EINTR;
+}
+
+static int vttm_wait(int fd, __u32 handle)
+{
+	struct drm_vttm_wait req = {
+		.handle = handle,
+		.timeout_ns = WAIT_TIMEOUT_NS,
+	};
+
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_WAIT, &req);
+}
+
+static int vttm_stats(int fd, struct drm_vttm_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_STATS, st);
+}
+
+static void stats_sub(struct drm_vttm_stats *d,
+		      const struct drm_vttm_stats *a,
+		      const struct drm_vttm_stats *b)
+{
+	d->submits = a->submits - b->submits;
+	d->failed_submits = a->failed_submits - b->failed_submits;
+	d->failed_enomem = a->failed_enomem - b->failed_enomem;
+	d->failed_other = a->failed_other - b->failed_other;
+	d->backoffs = a->backoffs - b->backoffs;
+	d->bytes_moved_to_vram = a->bytes_moved_to_vram -
+				 b->bytes_moved_to_vram;
+	d->bytes_evicted_by = a->bytes_evicted_by - b->bytes_evicted_by;
+	d->bytes_evicted_from = a->bytes_evicted_from - b->bytes_evicted_from;
+	d->evictions = a->evictions - b->evictions;
+	d->pingpongs = a->pingpongs - b->pingpongs;
+}
+
+static __u64 stats_migrated(const struct drm_vttm_stats *st)
+{
+	return st->bytes_moved_to_vram + st->bytes_evicted_by;
+}
+
+/* Open a new client; returns an fd or -errno. */
+static int open_client(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Find the debugfs file exec_eviction of the device through its minor.
+ * Leaves cfg->knob empty if it cannot be written.
+ */
+static void find_knob(struct config *cfg)
+{
+	struct stat st;
+
+	cfg->knob[0] = '\0';
+	if (stat(cfg->device, &st))
+		return;
+	snprintf(cfg->knob, sizeof(cfg->knob), "%s/%u/exec_eviction",
+		 DRI_DEBUGFS, minor(st.st_rdev));
+	if (access(cfg->knob, W_OK))
+		cfg->knob[0] = '\0';
+}
+
+/* Switch exec-aware eviction on or off; returns 0 or -errno. */
+static int set_exec_eviction(const struct config *cfg, bool on)
+{
+	ssize_t n;
+	int fd;
+
+	if (!cfg->knob[0])
+		return -ENOENT;
+	fd = open(cfg->knob, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, on ? "Y" : "N", 1);
+	close(fd);
+	return n == 1 ? 0 : -EIO;
+}
+
+/* Returns 0 if @path is a vttm device, filling @ver, or -errno. */
+static int probe_device(const char *path, struct drm_version *ver)
+{
+	static char name[32];
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	memset(name, 0, sizeof(name));
+	memset(ver, 0, sizeof(*ver));
+	ver->name = name;
+	ver->name_len = sizeof(name) - 1;
+	ret = vttm_ioctl(fd, DRM_IOCTL_VERSION, ver);
+	close(fd);
+	if (ret)
+		return ret;
+
+	if (ver->name_len != strlen("vttm") || memcmp(name, "vttm", 4))
+		return -ENODEV;
+	return 0;
+}
+
+/* The first vttm node in /dev/dri, render nodes before card nodes. */
+static bool find_device(char *path, size_t len, struct drm_version *ver)
+{
+	static const char * const prefixes[] = { "render", "card" };
+	struct dirent *de;
+	unsigned int i;
+	DIR *dir;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		dir = opendir("/dev/dri");
+		if (!dir)
+			return false;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, prefixes[i],
+				    strlen(prefixes[i])))
+				continue;
+			snprintf(path, len, "/dev/dri/%.20s", de->d_name);
+			if (!probe_device(path, ver)) {
+				closedir(dir);
+				return true;
+			}
+		}
+		closedir(dir);
+	}
+	return false;
+}
+
+/* Parse a size in bytes, with an optional K, M or G suffix. */
+static bool parse_size(const char *s, __u64 *size)
+{
+	unsigned int shift = 0;
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift) {
+		if (v > ~0ULL >> shift)
+			return false;
+		v <<= shift;
+		end++;
+	}
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (*end)
+		return false;
+
+	*size = v;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned int *val)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 1000000000UL || *s == '-')
+		return false;
+
+	*val = v;
+	return true;
+}
+
+static int read_vram_param(__u64 *size)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(VRAM_PARAM, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+
+	return parse_size(buf, size) ? 0 : -EINVAL;
+}
+
+static int game_add_bos(struct game *g, const struct config *cfg,
+			unsigned int n_bos)
+{
+	int ret;
+
+	while (g->n_bos < n_bos) {
+		ret = vttm_bo_create(g->fd, cfg->game_bo_size, VTTM_PLACE_VRAM,
+				     &g->bos[g->n_bos]);
+		if (ret) {
+			bench_err("game buffer %u: BO_CREATE: %s", g->n_bos,
+				  strerror(-ret));
+			return ret;
+		}
+		g->n_bos++;
+	}
+	return 0;
+}
+
+/* Run one game frame; *failed tells whether its job failed. */
+static int game_frame(struct game *g, const struct config *cfg, bool *failed)
+{
+	unsigned int pool = g->n_bos - GAME_HOT_BOS;
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < GAME_HOT_BOS; i++)
+		g->job[n++] = g->bos[i];
+	for (i = 0; i < GAME_WIN_BOS; i++)
+		g->job[n++] = g->bos[GAME_HOT_BOS + (g->window + i) % pool];
+	g->window = (g->window + cfg->stream_step) % pool;
+
+	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns);
+	if (job_failure(ret)) {
+		*failed = true;
+		sleep_ns(cfg->game_ns);
+		return 0;
+	}
+	if (ret) {
+		bench_err("game SUBMIT: %s", strerror(-ret));
+		return ret;
+	}
+
+	*failed = false;
+	ret = vttm_wait(g->fd, g->bos[0]);
+	if (ret)
+		bench_err("game WAIT: %s", strerror(-ret));
+	return ret;
+}
+
+static int wait_idle(int fd, const __u32 *bos, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = vttm_wait(fd, bos[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The compositor process: a job every period until @stop_fd is closed at
+ * the other end. Returns an exit status.
+ */
+static int comp_main(int fd, const __u32 *bos, const struct config *cfg,
+		     int stop_fd, struct comp_counts *counts)
+{
+	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+	__u64 next = now_ns(), t;
+	struct timespec ts;
+	int ret;
+
+	for (;;) {
+		ret = vttm_submit(fd, bos, COMP_BOS, cfg->comp_ns);
+		counts->submits++;
+		if (job_failure(ret)) {
+			counts->failed++;
+		} else if (ret) {
+			bench_err("compositor SUBMIT: %s", strerror(-ret));
+			return EXIT_ERROR;
+		}
+
+		next += cfg->comp_period_ns;
+		t = now_ns();
+		while (next <= t) {
+			next += cfg->comp_period_ns;
+			counts->missed_ticks++;
+		}
+
+		ts = ns_to_ts(next - t);
+		ret = ppoll(&pfd, 1, &ts, NULL);
+		if (ret > 0)
+			break;
+		if (ret < 0 && errno != EINTR) {
+			bench_err("compositor ppoll: %s", strerror(errno));
+			return EXIT_ERROR;
+		}
+	}
+
+	ret = wait_idle(fd, bos, COMP_BOS);
+	if (ret) {
+		bench_err("compositor WAIT: %s", strerror(-ret));
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+static unsigned int frame_phase(const struct config *cfg, unsigned int i)
+{
+	if (i < cfg->warmup)
+		return 0;
+	if (i < cfg->warmup + cfg->frames)
+		return 1;
+	return 2;
+}
+
+static int read_both_stats(int game_fd, int comp_fd,
+			   struct drm_vttm_stats *game,
+			   struct drm_vttm_stats *comp)
+{
+	int ret;
+
+	ret = vttm_stats(game_fd, game);
+	if (!ret)
+		ret = vttm_stats(comp_fd, comp);
+	if (ret)
+		bench_err("STATS: %s", strerror(-ret));
+	return ret;
+}
+
+static int stop_compositor(pid_t pid, int *stop_wr)
+{
+	int status;
+
+	close(*stop_wr);
+	*stop_wr = -1;
+	if (waitpid(pid, &status, 0) != pid) {
+		bench_err("waitpid: %s", strerror(errno));
+		return -ECHILD;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		bench_err("compositor process failed (status 0x%x)", status);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The game loop, with the compositor running beside it. */
+static int game_loop(const struct config *cfg, struct mode_run *run,
+		     struct game *g, int comp_fd)
+{
+	struct drm_vttm_stats g0, g1, c0, c1;
+	unsigned int i, total, phase;
+	struct frame_rec *rec;
+	bool failed;
+	__u64 t0;
+	int ret;
+
+	ret = read_both_stats(g->fd, comp_fd, &g0, &c0);
+	if (ret)
+		return ret;
+
+	total = cfg->warmup + 2 * cfg->frames;
+	for (i = 0; i < total; i++) {
+		phase = frame_phase(cfg, i);
+		if (i == cfg->warmup + cfg->frames) {
+			ret = game_add_bos(g, cfg, GAME_WS2_BOS);
+			if (ret)
+				return ret;
+		}
+
+		t0 = now_ns();
+		ret = game_frame(g, cfg, &failed);
+		if (ret)
+			return ret;
+
+		ret = read_both_stats(g->fd, comp_fd, &g1, &c1);
+		if (ret)
+			return ret;
+
+		if (phase) {
+			rec = &run->frames[run->n_frames++];
+			rec->phase = phase;
+			rec->frame = i - cfg->warmup;
+			rec->game_failed = failed;
+			rec->wall_ns = now_ns() - t0;
+			stats_sub(&rec->game, &g1, &g0);
+			stats_sub(&rec->comp, &c1, &c0);
+			run->game_failed += failed;
+		}
+		g0 = g1;
+		c0 = c1;
+	}
+	return 0;
+}
+
+/* Run the whole scenario once, in one mode, with fresh clients. */
+static int run_mode(const struct config *cfg, struct mode_run *run)
+{
+	const struct bench_mode *mode = run->mode;
+	struct comp_counts *shared = MAP_FAILED;
+	struct game g = { .fd = -1 };
+	__u32 comp_bos[COMP_BOS];
+	int stop[2] = { -1, -1 };
+	int comp_fd = -1, ret;
+	unsigned int i;
+	__u64 start;
+	pid_t pid;
+
+	ret = set_exec_eviction(cfg, mode->exec_eviction);
+	/* Without the knob, eviction locks through the job's drm_exec. */
+	if (ret && !mode->exec_eviction) {
+		bench_info("mode %s: exec eviction cannot be switched off (%s); skipped",
+			   mode->name, strerror(-ret));
+		return 0;
+	}
+
+	start = now_ns();
+	g.fd = open_client(cfg->device);
+	if (g.fd < 0) {
+		bench_err("open %s: %s", cfg->device, strerror(-g.fd));
+		return g.fd;
+	}
+	comp_fd = open_client(cfg->device);
+	if (comp_fd < 0) {
+		ret = comp_fd;
+		bench_err("open %s: %s", cfg->device, strerror(-ret));
+		goto out_game;
+	}
+
+	for (i = 0; i < COMP_BOS; i++) {
+		ret = vttm_bo_create(comp_fd, cfg->comp_bo_size,
+				     VTTM_PLACE_VRAM, &comp_bos[i]);
+		if (ret) {
+			bench_err("compositor buffer %u: BO_CREATE: %s", i,
+				  strerror(-ret));
+			goto out_comp;
+		}
+	}
+	ret = game_add_bos(&g, cfg, GAME_WS1_BOS);
+	if (ret)
+		goto out_comp;
+
+	run->frames = calloc(2 * cfg->frames, sizeof(*run->frames));
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!run->frames || shared == MAP_FAILED) {
+		ret = -ENOMEM;
+		bench_err("out of memory");
+		goto out_unmap;
+	}
+	memset(shared, 0, sizeof(*shared));
+	run->supported = true;
+	bench_info("mode %s: running", mode->name);
+
+	if (pipe2(stop, O_CLOEXEC)) {
+		ret = -errno;
+		bench_err("pipe: %s", strerror(errno));
+		goto out_unmap;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		bench_err("fork: %s", strerror(errno));
+		close(stop[0]);
+		close(stop[1]);
+		goto out_unmap;
+	}
+	if (!pid) {
+		close(g.fd);
+		close(stop[1]);
+		_exit(comp_main(comp_fd, comp_bos, cfg, stop[0], shared));
+	}
+	close(stop[0]);
+
+	ret = game_loop(cfg, run, &g, comp_fd);
+	if (stop_compositor(pid, &stop[1]) && !ret)
+		ret = -EIO;
+	run->comp = *shared;
+	if (!ret) {
+		ret = wait_idle(g.fd, g.bos, g.n_bos);
+		if (ret)
+			bench_err("game WAIT: %s", strerror(-ret));
+	}
+	run->elapsed_ms = (now_ns() - start) / (1000 * NSEC_PER_USEC);
+
+out_unmap:
+	if (shared != MAP_FAILED)
+		munmap(shared, sizeof(*shared));
+out_comp:
+	close(comp_fd);
+out_game:
+	close(g.fd);
+	sleep_ns(SETTLE_NS);
+	return ret;
+}
+
+/* The figures of the report, one table row each. */
+enum metric {
+	M_MIG_P50,
+	M_MIG_P99,
+	M_GAME_MIG_P50,
+	M_COMP_MIG_P50,
+	M_TIME_P50,
+	M_TIME_P99,
+	M_PP_GAME,
+	M_PP_COMP,
+	M_FAIL_GAME,
+	M_FAIL_COMP,
+	M_EVICT_GAME,
+	M_EVICT_COMP,
+	M_COMP_JOBS,
+	M_WALL_P50,
+	M_COUNT
+};
+
+struct metric_desc {
+	const char *name;
+	int decimals;
+};
+
+static const struct metric_desc metric_desc[M_COUNT] = {
+	[M_MIG_P50]	 = { "migrated MiB/frame p50", 2 },
+	[M_MIG_P99]	 = { "migrated MiB/frame p99", 2 },
+	[M_GAME_MIG_P50] = { " game MiB/frame p50", 2 },
+	[M_COMP_MIG_P50] = { " compositor MiB/frame p50", 2 },
+	[M_TIME_P50]	 = { "model frame time us p50", 1 },
+	[M_TIME_P99]	 = { "model frame time us p99", 1 },
+	[M_PP_GAME]	 = { "ping-pongs game", 0 },
+	[M_PP_COMP]	 = { "ping-pongs compositor", 0 },
+	[M_FAIL_GAME]	 = { "failed submits game", 0 },
+	[M_FAIL_COMP]	 = { "failed submits compositor", 0 },
+	[M_EVICT_GAME]	 = { "evictions of game bufs", 0 },
+	[M_EVICT_COMP]	 = { "evictions of comp. bufs", 0 },
+	[M_COMP_JOBS]	 = { "compositor jobs", 0 },
+	[M_WALL_P50]	 = { "wall frame time us p50", 0 },
+};
+
+static __u64 frame_migrated(const struct frame_rec *f)
+{
+	return stats_migrated(&f->game) + stats_migrated(&f->comp);
+}
+
+static double frame_time_us(const struct config *cfg,
+			    const struct frame_rec *f)
+{
+	double s = (double)cfg->game_ns / NSEC_PER_SEC +
+		   (double)frame_migrated(f) / cfg->link_bps;
+
+	return s * 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of @n sorted values. */
+static double percentile(const double *v, unsigned int n, unsigned int p)
+{
+	unsigned int rank;
+
+	if (!n)
+		return 0;
+	rank = (p * n + 99) / 100;
+	return v[rank ? rank - 1 : 0];
+}
+
+/* Sort @v and take its percentile; a helper for summarize(). */
+static double sorted_pct(double *v, unsigned int n, unsigned int p)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return percentile(v, n, p);
+}
+
+/* Fill @m with the figures of @run over @phase, or all frames for 0. */
+static int summarize(const struct config *cfg, const struct mode_run *run,
+		     unsigned int phase, double *m)
+{
+	const struct frame_rec *f;
+	double *mig, *gmig, *cmig, *ft, *wall;
+	unsigned int i, n = 0;
+
+	mig = calloc(5 * (size_t)(run->n_frames + 1), sizeof(*mig));
+	if (!mig)
+		return -ENOMEM;
+	gmig = mig + run->n_frames + 1;
+	cmig = gmig + run->n_frames + 1;
+	ft = cmig + run->n_frames + 1;
+	wall = ft + run->n_frames + 1;
+
+	memset(m, 0, M_COUNT * sizeof(*m));
+	for (i = 0; i < run->n_frames; i++) {
+		f = &run->frames[i];
+		if (phase && f->phase != phase)
+			continue;
+		mig[n] = frame_migrated(f) / MIB;
+		gmig[n] = stats_migrated(&f->game) / MIB;
+		cmig[n] = stats_migrated(&f->comp) / MIB;
+		ft[n] = frame_time_us(cfg, f);
+		wall[n] = f->wall_ns / 1000.0;
+		n++;
+		m[M_PP_GAME] += f->game.pingpongs;
+		m[M_PP_COMP] += f->comp.pingpongs;
+		m[M_FAIL_GAME] += f->game.failed_submits;
+		m[M_FAIL_COMP] += f->comp.failed_submits;
+		m[M_EVICT_GAME] += f->game.evictions;
+		m[M_EVICT_COMP] += f->comp.evictions;
+		m[M_COMP_JOBS] += f->comp.submits;
+	}
+
+	m[M_MIG_P50] = sorted_pct(mig, n, 50);
+	m[M_MIG_P99] = percentile(mig, n, 99);
+	m[M_GAME_MIG_P50] = sorted_pct(gmig, n, 50);
+	m[M_COMP_MIG_P50] = sorted_pct(cmig, n, 50);
+	m[M_TIME_P50] = sorted_pct(ft, n, 50);
+	m[M_TIME_P99] = percentile(ft, n, 99);
+	m[M_WALL_P50] = sorted_pct(wall, n, 50);
+
+	free(mig);
+	return 0;
+}
+
+static void format_ratio(char *buf, size_t len, double v, double ref)
+{
+	if (ref != 0)
+		snprintf(buf, len, "%.2f", v / ref);
+	else if (v != 0)
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "-");
+}
+
+static int print_table(const struct config *cfg, const struct mode_run *runs,
+		       unsigned int n_runs, unsigned int phase)
+{
+	static const char * const scope[] = {
+		"all frames", "phase 1, working set 9/8 VRAM",
+		"phase 2, working set 10/8 VRAM",
+	};
+	double m[MAX_RUN_MODES][M_COUNT];
+	const struct mode_run *ref = NULL;
+	char line[1024], ratio[32];
+	unsigned int i, r;
+	int len, ret;
+
+	for (r = 0; r < n_runs; r++) {
+		if (!runs[r].supported)
+			continue;
+		if (!ref)
+			ref = &runs[r];
+		ret = summarize(cfg, &runs[r], phase, m[r]);
+		if (ret)
+			return ret;
+	}
+	if (!ref)
+		return 0;
+
+	bench_info("");
+	bench_info("%s, %u frames per mode; ratio = mode / %s", scope[phase],
+		   phase ? cfg->frames : 2 * cfg->frames, ref->mode->name);
+	len = snprintf(line, sizeof(line), "%-26s", "metric");
+	for (r = 0; r < n_runs; r++) {
+		if (!runs[r].supported)
+			continue;
+		len += snprintf(line + len, sizeof(line) - len, " %11s",
+				runs[r].mode->name);
+		if (&runs[r] != ref)
+			len += snprintf(line + len, sizeof(line) - len,
+					" %7s", "ratio");
+	}
+	bench_info("%s", line);
+
+	for (i = 0; i < M_COUNT; i++) {
+		len = snprintf(line, sizeof(line), "%-26s",
+			       metric_desc[i].name);
+		for (r = 0; r < n_runs; r++) {
+			if (!runs[r].supported)
+				continue;
+			len += snprintf(line + len, sizeof(line) - len,
+					" %11.*f", metric_desc[i].decimals,
+					m[r][i]);
+			if (&runs[r] == ref)
+				continue;
+			format_ratio(ratio, sizeof(ratio), m[r][i],
+				     m[ref - runs][i]);
+			len += snprintf(line + len, sizeof(line) - len,
+					" %7s", ratio);
+		}
+		bench_info("%s", line);
+	}
+	return 0;
+}
+
+static void write_csv(FILE *f, const char *pfx, const struct config *cfg,
+		      const struct mode_run *runs, unsigned int n_runs)
+{
+	const struct frame_rec *fr;
+	unsigned int r, i;
+
+	fprintf(f, "%s%s\n", pfx, CSV_HEADER);
+	for (r = 0; r < n_runs; r++) {
+		for (i = 0; i < runs[r].n_frames; i++) {
+			fr = &runs[r].frames[i];
+			fprintf(f, "%s%s,%u,%u,%llu,%.3f,%llu,%llu\n", pfx,
+				runs[r].mode->name, fr->phase, fr->frame,
+				(unsigned long long)frame_migrated(fr),
+				frame_time_us(cfg, fr),
+				(unsigned long long)(fr->game.failed_submits +
+						     fr->comp.failed_submits),
+				(unsigned long long)(fr->game.pingpongs +
+						     fr->comp.pingpongs));
+		}
+	}
+}
+
+/* Compare what userspace saw with what the kernel counted. */
+static void check_run(const struct mode_run *run)
+{
+	unsigned long long kgame = 0, kcomp = 0, ksub = 0;
+	const char *name = run->mode->name;
+	unsigned int i;
+
+	for (i = 0; i < run->n_frames; i++) {
+		kgame += run->frames[i].game.failed_submits;
+		kcomp += run->frames[i].comp.failed_submits;
+		ksub += run->frames[i].game.submits;
+	}
+	bench_info("mode %s: done in %llu ms", name,
+		   (unsigned long long)run->elapsed_ms);
+	bench_info("mode %s: compositor %llu jobs, %llu failed, %llu missed",
+		   name, (unsigned long long)run->comp.submits,
+		   (unsigned long long)run->comp.failed,
+		   (unsigned long long)run->comp.missed_ticks);
+	if (ksub != run->n_frames)
+		bench_info("mode %s: WARNING %llu game jobs in %u frames",
+			   name, ksub, run->n_frames);
+	if (kgame != run->game_failed)
+		bench_info("mode %s: WARNING game failed %llu, kernel %llu",
+			   name, (unsigned long long)run->game_failed, kgame);
+	if (kcomp > run->comp.failed)
+		bench_info("mode %s: WARNING comp. failed %llu, kernel %llu",
+			   name, (unsigned long long)run->comp.failed, kcomp);
+}
+
+static void print_modes(FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_MODES; i++)
+		fprintf(f, "  %-10s exec_eviction %c: %s\n", modes[i].name,
+			modes[i].exec_eviction ? 'Y' : 'N', modes[i].desc);
+}
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vttm_bench [options]\n"
+		"VRAM overcommit benchmark for the vttm driver: a game and a\n"
+		"compositor, run once per mode, compared with the first mode.\n"
+		"\n"
+		"  -f, --frames N          frames per phase (default %u)\n"
+		"  -w, --warmup N          unrecorded frames (default %u)\n"
+		"  -s, --short             %u frames per phase, %u warm-up\n"
+		"  -m, --modes A,B,...     modes to run, in order; ratios are\n"
+		"                          to the first (default: all)\n"
+		"  -l, --list-modes        list the modes and exit\n"
+		"  -d, --device PATH       DRM node (default: scan /dev/dri)\n"
+		"  -V, --vram-size BYTES   VRAM size, suffix K/M/G allowed\n"
+		"                          (default: " VRAM_PARAM ")\n"
+		"      --game-us N         game job, us (default %u)\n"
+		"      --comp-us N         compositor job, us (default %u)\n"
+		"      --comp-period-us N  compositor period, us (default %u)\n"
+		"      --stream-step N     streaming window step, buffers per\n"
+		"                          frame (default %u)\n"
+		"      --link-gbs X        modelled link, GB/s (default %.0f)\n"
+		"  -c, --csv PATH          write the per-frame CSV to PATH\n"
+		"      --csv-stdout        print the CSV to stdout, each line\n"
+		"                          prefixed \"" CSV_PFX "\"\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device.\n"
+		"\n"
+		"modes:\n",
+		DEF_FRAMES, DEF_WARMUP, SHORT_FRAMES, SHORT_WARMUP,
+		DEF_GAME_US, DEF_COMP_US, DEF_COMP_PERIOD_US, GAME_WIN_BOS,
+		DEF_LINK_GBS);
+	print_modes(f);
+}
+
+static bool parse_modes(struct config *cfg, const char *arg)
+{
+	char *copy, *p, *name;
+	unsigned int i;
+	bool ok = true;
+
+	copy = strdup(arg);
+	if (!copy)
+		return false;
+
+	cfg->n_modes = 0;
+	p = copy;
+	while (ok && (name = strsep(&p, ",")) != NULL) {
+		for (i = 0; i < N_MODES; i++)
+			if (!strcmp(name, modes[i].name))
+				break;
+		if (i == N_MODES || cfg->n_modes == MAX_RUN_MODES) {
+			fprintf(stderr, PFX "unknown or too many modes: %s\n",
+				name);
+			ok = false;
+		} else {
+			cfg->modes[cfg->n_modes++] = &modes[i];
+		}
+	}
+	free(copy);
+	return ok && cfg->n_modes;
+}
+
+enum {
+	OPT_GAME_US = 256,
+	OPT_COMP_US,
+	OPT_COMP_PERIOD_US,
+	OPT_STREAM_STEP,
+	OPT_LINK_GBS,
+	OPT_CSV_STDOUT,
+};
+
+static const struct option long_opts[] = {
+	{ "frames", required_argument, NULL, 'f' },
+	{ "warmup", required_argument, NULL, 'w' },
+	{ "short", no_argument, NULL, 's' },
+	{ "modes", required_argument, NULL, 'm' },
+	{ "list-modes", no_argument, NULL, 'l' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "vram-size", required_argument, NULL, 'V' },
+	{ "game-us", required_argument, NULL, OPT_GAME_US },
+	{ "comp-us", required_argument, NULL, OPT_COMP_US },
+	{ "comp-period-us", required_argument, NULL, OPT_COMP_PERIOD_US },
+	{ "stream-step", required_argument, NULL, OPT_STREAM_STEP },
+	{ "link-gbs", required_argument, NULL, OPT_LINK_GBS },
+	{ "csv", required_argument, NULL, 'c' },
+	{ "csv-stdout", no_argument, NULL, OPT_CSV_STDOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ }
+};
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(struct config *cfg, int argc, char **argv)
+{
+	bool is_short = false, set_frames = false, set_warmup = false;
+	unsigned int game_us = DEF_GAME_US, comp_us = DEF_COMP_US;
+	unsigned int period_us = DEF_COMP_PERIOD_US;
+	char *end;
+	bool ok;
+	int c;
+
+	cfg->frames = DEF_FRAMES;
+	cfg->warmup = DEF_WARMUP;
+	cfg->stream_step = GAME_WIN_BOS;
+	cfg->link_bps = DEF_LINK_GBS * 1e9;
+	for (c = 0; c < (int)N_MODES && c < MAX_RUN_MODES; c++)
+		cfg->modes[cfg->n_modes++] = &modes[c];
+
+	while ((c = getopt_long(argc, argv, "f:w:sm:ld:V:c:h", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			ok = parse_uint(optarg, &cfg->frames) && cfg->frames;
+			set_frames = true;
+			break;
+		case 'w':
+			ok = parse_uint(optarg, &cfg->warmup);
+			set_warmup = true;
+			break;
+		case 's':
+			ok = true;
+			is_short = true;
+			break;
+		case 'm':
+			ok = parse_modes(cfg, optarg);
+			break;
+		case 'l':
+			print_modes(stdout);
+			return 0;
+		case 'd':
+			ok = true;
+			cfg->device = optarg;
+			break;
+		case 'V':
+			ok = parse_size(optarg, &cfg->vram_size);
+			break;
+		case OPT_GAME_US:
+			ok = parse_uint(optarg, &game_us) && game_us;
+			break;
+		case OPT_COMP_US:
+			ok = parse_uint(optarg, &comp_us) && comp_us;
+			break;
+		case OPT_COMP_PERIOD_US:
+			ok = parse_uint(optarg, &period_us) && period_us;
+			break;
+		case OPT_STREAM_STEP:
+			ok = parse_uint(optarg, &cfg->stream_step);
+			break;
+		case OPT_LINK_GBS:
+			cfg->link_bps = strtod(optarg, &end) * 1e9;
+			ok = end != optarg && !*end && cfg->link_bps > 0;
+			break;
+		case 'c':
+			ok = true;
+			cfg->csv_path = optarg;
+			break;
+		case OPT_CSV_STDOUT:
+			ok = true;
+			cfg->csv_stdout = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 0;
+		default:
+			print_usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (!ok) {
+			fprintf(stderr, PFX "bad argument for option: %s\n",
+				optarg);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PFX "unexpected argument: %s\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	if (is_short && !set_frames)
+		cfg->frames = SHORT_FRAMES;
+	if (is_short && !set_warmup)
+		cfg->warmup = SHORT_WARMUP;
+	cfg->game_ns = game_us * NSEC_PER_USEC;
+	cfg->comp_ns = comp_us * NSEC_PER_USEC;
+	cfg->comp_period_ns = period_us * NSEC_PER_USEC;
+	if (cfg->game_ns > VTTM_SUBMIT_MAX_NS ||
+	    cfg->comp_ns > VTTM_SUBMIT_MAX_NS) {
+		fprintf(stderr, PFX "a job may last at most %llu us\n",
+			VTTM_SUBMIT_MAX_NS / NSEC_PER_USEC);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Find the device and size the model; returns -1 or an exit status. */
+static int setup_device(struct config *cfg, char *path, size_t len)
+{
+	struct drm_version ver;
+	long page = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if (cfg->device) {
+		ret = probe_device(cfg->device, &ver);
+		if (ret) {
+			bench_err("%s is not a vttm device: %s", cfg->device,
+				  strerror(-ret));
+			return EXIT_ERROR;
+		}
+	} else if (find_device(path, len, &ver)) {
+		cfg->device = path;
+	} else {
+		bench_info("SKIP no vttm device");
+		return EXIT_SKIP;
+	}
+
+	if (!cfg->vram_size) {
+		ret = read_vram_param(&cfg->vram_size);
+		if (ret) {
+			bench_err("cannot read %s (%s); give --vram-size",
+				  VRAM_PARAM, strerror(-ret));
+			return EXIT_ERROR;
+		}
+	}
+	cfg->game_bo_size = cfg->vram_size / GAME_BO_DIV / page * page;
+	cfg->comp_bo_size = cfg->vram_size / COMP_BO_DIV / page * page;
+	if (!cfg->comp_bo_size) {
+		bench_err("VRAM of %llu bytes is too small for the model",
+			  (unsigned long long)cfg->vram_size);
+		return EXIT_ERROR;
+	}
+
+	bench_info("device %s: %s %d.%d.%d", cfg->device, ver.name,
+		   ver.version_major, ver.version_minor,
+		   ver.version_patchlevel);
+	return -1;
+}
+
+static void print_config(const struct config *cfg)
+{
+	struct utsname uts;
+	unsigned int i;
+
+	if (!uname(&uts))
+		bench_info("kernel %s %s", uts.release, uts.machine);
+	bench_info("vram %.1f MiB, game buffers %llu KiB, compositor %llu KiB",
+		   cfg->vram_size / MIB,
+		   (unsigned long long)cfg->game_bo_size / 1024,
+		   (unsigned long long)cfg->comp_bo_size / 1024);
+	bench_info("game: %u buffers (%u in phase 2), hot %u, window %u/%u",
+		   GAME_WS1_BOS, GAME_WS2_BOS, GAME_HOT_BOS, GAME_WIN_BOS,
+		   cfg->stream_step);
+	bench_info("game job %llu us",
+		   (unsigned long long)cfg->game_ns / NSEC_PER_USEC);
+	bench_info("compositor: %u buffers, job %llu us every %llu us",
+		   COMP_BOS,
+		   (unsigned long long)cfg->comp_ns / NSEC_PER_USEC,
+		   (unsigned long long)cfg->comp_period_ns / NSEC_PER_USEC);
+	bench_info("frames %u per phase, %u warm-up; link %.1f GB/s",
+		   cfg->frames, cfg->warmup, cfg->link_bps / 1e9);
+	bench_info("frame_time = game job + migrated / link");
+	bench_info("exec_eviction knob: %s",
+		   cfg->knob[0] ? cfg->knob : "not found");
+	for (i = 0; i < cfg->n_modes; i++)
+		bench_info("mode %u: %s, exec_eviction %c", i,
+			   cfg->modes[i]->name,
+			   cfg->modes[i]->exec_eviction ? 'Y' : 'N');
+}
+
+int main(int argc, char **argv)
+{
+	struct mode_run runs[MAX_RUN_MODES] = { };
+	struct config cfg = { };
+	unsigned int r, n_ok = 0;
+	char path[64];
+	FILE *csv = NULL;
+	int ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = parse_args(&cfg, argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = setup_device(&cfg, path, sizeof(path));
+	if (ret >= 0)
+		return ret;
+	find_knob(&cfg);
+	print_config(&cfg);
+
+	if (cfg.csv_path) {
+		csv = fopen(cfg.csv_path, "we");
+		if (!csv) {
+			bench_err("%s: %s", cfg.csv_path, strerror(errno));
+			return EXIT_ERROR;
+		}
+	}
+
+	for (r = 0; r < cfg.n_modes; r++) {
+		runs[r].mode = cfg.modes[r];
+		ret = run_mode(&cfg, &runs[r]);
+		if (ret)
+			break;
+		if (runs[r].supported) {
+			check_run(&runs[r]);
+			n_ok++;
+		}
+	}
+	/* Leave the device as it loads: exec eviction on. */
+	if (cfg.knob[0] && set_exec_eviction(&cfg, true))
+		bench_err("cannot switch exec eviction back on in %s", cfg.knob);
+	if (ret) {
+		bench_err("mode %s failed", cfg.modes[r]->name);
+		return EXIT_ERROR;
+	}
+	if (!n_ok) {
+		bench_err("no mode could run");
+		return EXIT_ERROR;
+	}
+
+	for (r = 1; r <= 3; r++) {
+		if (print_table(&cfg, runs, cfg.n_modes, r % 3)) {
+			bench_err("out of memory");
+			return EXIT_ERROR;
+		}
+	}
+	bench_info("");
+
+	if (csv) {
+		write_csv(csv, "", &cfg, runs, cfg.n_modes);
+		if (fclose(csv)) {
+			bench_err("%s: %s", cfg.csv_path, strerror(errno));
+			return EXIT_ERROR;
+		}
+		bench_info("CSV written to %s", cfg.csv_path);
+	}
+	if (cfg.csv_stdout)
+		write_csv(stdout, CSV_PFX, &cfg, runs, cfg.n_modes);
+
+	bench_info("done");
+	return 0;
+}

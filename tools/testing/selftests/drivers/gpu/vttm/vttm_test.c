@@ -1,0 +1,1596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for vttm, the virtual TTM device with emulated VRAM: its uAPI,
+ * eviction under VRAM pressure, and validation of concurrent jobs, with
+ * eviction locking through the jobs' drm_exec and, for comparison, without.
+ *
+ * Every test skips when no vttm device is present.
+ */
+
+#include "../../../kselftest_harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The driver's private uAPI, found through the Makefile's include path. */
+#include "vttm_uapi.h"
+
+#define VTTM_DRIVER_NAME	"vttm"
+#define VTTM_PARAMS		"/sys/module/vttm/parameters"
+#define DRI_DEBUGFS		"/sys/kernel/debug/dri"
+
+#define NSEC_PER_MSEC		1000000ull
+#define NSEC_PER_SEC		1000000000ull
+
+/* How long a job keeps its buffers busy, unless a test says otherwise. */
+#define JOB_NS			(200 * 1000ull)
+/* How long to wait for a buffer to become idle before giving up. */
+#define IDLE_TIMEOUT_NS		(10 * NSEC_PER_SEC)
+
+#define VTTM_PLACE_BOTH		(VTTM_PLACE_VRAM | VTTM_PLACE_GTT)
+
+/* The contention tests: enough clients and buffers to overcommit VRAM 2x. */
+#define CHURN_CLIENTS		4
+#define CHURN_BOS		8
+#define CHURN_MIN_BOS_PER_JOB	2
+#define CHURN_MAX_BOS_PER_JOB	6
+#define CHURN_MIN_JOBS		8
+#define CHURN_MAX_JOBS		400
+#define CHURN_BUDGET_NS		(3 * NSEC_PER_SEC)
+#define CHURN_TIMEOUT_S		90
+
+#define MAX_WORKERS		CHURN_CLIENTS
+
+/* Tests that copy twice VRAM's worth of buffers get longer under emulation. */
+#define PRESSURE_TIMEOUT_S	60
+
+/* Below this, the pressure tests can't size their buffers sensibly. */
+#define MIN_VRAM_PAGES		64
+
+/* ------------------------------------------------------------------ */
+/* Device and ioctl helpers                                           */
+/* ------------------------------------------------------------------ */
+
+struct vttm_dev {
+	char path[32];
+	__u64 vram_size;
+	__u64 gtt_size;
+	__u64 page_size;
+};
+
+static bool fd_is_vttm(int fd)
+{
+	char name[16] = { 0 };
+	struct drm_version version = {
+		.name_len = sizeof(name) - 1,
+		.name = name,
+	};
+
+	if (ioctl(fd, DRM_IOCTL_VERSION, &version))
+		return false;
+
+	/* name_len comes back as the length of the driver's whole name. */
+	return version.name_len == strlen(VTTM_DRIVER_NAME) &&
+	       !strcmp(name, VTTM_DRIVER_NAME);
+}
+
+/* Finds the vttm node, preferring a render node; -ENODEV if there is none. */
+static int vttm_find_node(struct vttm_dev *dev)
+{
+	static const char * const prefixes[] = { "render", "card" };
+	struct dirent *de;
+	unsigned int i;
+	bool found;
+	DIR *dir;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		dir = opendir("/dev/dri");
+		if (!dir)
+			break;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, prefixes[i],
+				    strlen(prefixes[i])))
+				continue;
+			snprintf(dev->path, sizeof(dev->path), "/dev/dri/%.20s",
+				 de->d_name);
+			fd = open(dev->path, O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			found = fd_is_vttm(fd);
+			close(fd);
+			if (found) {
+				closedir(dir);
+				return 0;
+			}
+		}
+		closedir(dir);
+	}
+	dev->path[0] = '\0';
+	return -ENODEV;
+}
+
+static ssize_t read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t len = 0, n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static int parse_u64(const char *text, __u64 *val)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || (*end && *end != '\n'))
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static int read_param(const char *name, __u64 *val)
+{
+	char path[128], buf[32];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", VTTM_PARAMS, name);
+	len = read_text(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	return parse_u64(buf, val);
+}
+
+/*
+ * Finds the device and reads its sizes: -ENODEV if there is no vttm device,
+ * another error if its parameters can't be read.
+ */
+static int vttm_probe(struct vttm_dev *dev)
+{
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	ret = vttm_find_node(dev);
+	if (ret)
+		return ret;
+
+	dev->page_size = sysconf(_SC_PAGESIZE);
+	ret = read_param("vram_size", &dev->vram_size);
+	if (ret)
+		return ret == -ENODEV ? -ENOENT : ret;
+	ret = read_param("gtt_size", &dev->gtt_size);
+	return ret == -ENODEV ? -ENOENT : ret;
+}
+
+static int vttm_open(const struct vttm_dev *dev)
+{
+	int fd = open(dev->path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The debugfs file that switches exec-aware eviction on and off, found
+ * through the minor of the device's node: 0, or -errno if it is not there.
+ */
+static int exec_eviction_knob(const struct vttm_dev *dev, char *path,
+			      size_t size)
+{
+	struct stat st;
+
+	if (stat(dev->path, &st))
+		return -errno;
+	snprintf(path, size, "%s/%u/exec_eviction", DRI_DEBUGFS,
+		 minor(st.st_rdev));
+	return access(path, R_OK | W_OK) ? -errno : 0;
+}
+
+/* @size rounded down to a whole number of pages. */
+static __u64 pages_down(const struct vttm_dev *dev, __u64 size)
+{
+	return size - size % dev->page_size;
+}
+
+static int vttm_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg) ? -errno : 0;
+}
+
+static int bo_create_args(int fd, struct drm_vttm_bo_create *args)
+{
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, args);
+}
+
+static int bo_create(int fd, __u64 size, __u32 placements, __u32 *handle)
+{
+	struct drm_vttm_bo_create args = {
+		.size = size,
+		.placements = placements,
+	};
+	int ret;
+
+	ret = bo_create_args(fd, &args);
+	if (!ret)
+		*handle = args.handle;
+	return ret;
+}
+
+static int submit_args(int fd, struct drm_vttm_submit *args)
+{
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_SUBMIT, args);
+}
+
+static int submit_for(int fd, const __u32 *handles, __u32 count,
+		      __u64 duration_ns)
+{
+	struct drm_vttm_submit args = {
+		.handles = (uintptr_t)handles,
+		.count = count,
+		.duration_ns = duration_ns,
+	};
+
+	return submit_args(fd, &args);
+}
+
+static int submit(int fd, const __u32 *handles, __u32 count)
+{
+	return submit_for(fd, handles, count, JOB_NS);
+}
+
+static int bo_wait_args(int fd, struct drm_vttm_wait *args)
+{
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_WAIT, args);
+}
+
+static int bo_wait_for(int fd, __u32 handle, __s64 timeout_ns)
+{
+	struct drm_vttm_wait args = {
+		.handle = handle,
+		.timeout_ns = timeout_ns,
+	};
+
+	return bo_wait_args(fd, &args);
+}
+
+static int bo_wait(int fd, __u32 handle)
+{
+	return bo_wait_for(fd, handle, IDLE_TIMEOUT_NS);
+}
+
+static int bo_wait_all(int fd, const __u32 *handles, unsigned int count)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = bo_wait(fd, handles[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int get_stats(int fd, struct drm_vttm_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_STATS, stats);
+}
+
+static int gem_close(int fd, __u32 handle)
+{
+	struct drm_gem_close args = { .handle = handle };
+
+	return vttm_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &args);
+}
+
+/*
+ * A size in bytes from the client's fdinfo, such as drm-resident-vram,
+ * whose value may carry a KiB or MiB unit; UINT64_MAX if it is not there.
+ */
+static __u64 fdinfo_size(struct __test_metadata *_metadata, int fd,
+			 const char *key)
+{
+	char path[64], buf[4096], *line, *end;
+	size_t klen = strlen(key);
+	unsigned long long val;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	len = read_text(path, buf, sizeof(buf));
+	EXPECT_LE(0, len) TH_LOG("%s: %s", path, strerror(-len));
+	for (line = len > 0 ? buf : NULL; line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		val = strtoull(line + klen + 1, &end, 10);
+		if (!strncmp(end, " KiB", 4))
+			val <<= 10;
+		else if (!strncmp(end, " MiB", 4))
+			val <<= 20;
+		return val;
+	}
+	TH_LOG("no %s in %s", key, path);
+	return UINT64_MAX;
+}
+
+/* Creates @count buffers of @size bytes each. */
+static int bo_create_many(int fd, __u64 size, __u32 placements,
+			  __u32 *handles, unsigned int count)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = bo_create(fd, size, placements, &handles[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Whether a failed call left no trace: nothing moved, evicted or ran. */
+static bool no_job_effects(const struct drm_vttm_stats *before,
+			   const struct drm_vttm_stats *after)
+{
+	/* Whether a rejected job counts as failed is left open: none ran. */
+	return before->bytes_moved_to_vram == after->bytes_moved_to_vram &&
+	       before->bytes_evicted_by == after->bytes_evicted_by &&
+	       before->bytes_evicted_from == after->bytes_evicted_from &&
+	       before->evictions == after->evictions &&
+	       before->pingpongs == after->pingpongs &&
+	       before->backoffs == after->backoffs &&
+	       before->failed_enomem == after->failed_enomem &&
+	       before->submits - before->failed_submits ==
+	       after->submits - after->failed_submits;
+}
+
+/*
+ * Checks that @call fails with @err and leaves the client's stats as they
+ * were, apart from counting a failed job. @fmt and the rest describe the
+ * case.
+ */
+#define EXPECT_REJECTED(fd, err, call, fmt, ...) do {			\
+	struct drm_vttm_stats rej_before, rej_after;			\
+	int rej_fd = (fd);						\
+	char rej_case[128];						\
+									\
+	snprintf(rej_case, sizeof(rej_case), fmt, ##__VA_ARGS__);	\
+	ASSERT_EQ(0, get_stats(rej_fd, &rej_before));			\
+	EXPECT_EQ(err, call) TH_LOG("%s", rej_case);			\
+	ASSERT_EQ(0, get_stats(rej_fd, &rej_after));			\
+	EXPECT_TRUE(no_job_effects(&rej_before, &rej_after))		\
+		TH_LOG("%s: stats changed, %llu bytes moved in",	\
+		       rej_case, (unsigned long long)			\
+		       (rej_after.bytes_moved_to_vram -			\
+			rej_before.bytes_moved_to_vram));		\
+} while (0)
+
+/* ------------------------------------------------------------------ */
+/* Child processes                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A worker is a child process with a client of its own. It reports through
+ * shared memory, in a report that starts with a struct worker_error, and
+ * synchronises with the test over two pipes, one byte per message. Workers
+ * never use ASSERT_*(): that would run the fixture's teardown in the child.
+ */
+typedef int (*worker_fn)(const void *plan, void *report, int cmd, int evt);
+
+struct worker {
+	pid_t pid;
+	int cmd;	/* the test writes, the worker reads */
+	int evt;	/* the worker writes, the test reads */
+};
+
+struct workers {
+	struct worker w[MAX_WORKERS];
+	unsigned int count;
+};
+
+/* What every worker reports when it fails before doing its work. */
+struct worker_error {
+	int err;	/* -errno */
+	int line;
+};
+
+static int worker_fail(struct worker_error *e, int err, int line)
+{
+	e->err = err;
+	e->line = line;
+	return 1;
+}
+
+#define MSG_READY	'R'
+#define MSG_GO		'G'
+
+static int msg_send(int fd, char msg)
+{
+	return write(fd, &msg, 1) == 1 ? 0 : -EPIPE;
+}
+
+/* Returns the message, or -EPIPE if the other side has gone. */
+static int msg_recv(int fd)
+{
+	ssize_t n;
+	char msg;
+
+	do {
+		n = read(fd, &msg, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? msg : -EPIPE;
+}
+
+/* Starts @fn in a child process. Returns the worker, or NULL with errno set. */
+static struct worker *worker_start(struct workers *ws, worker_fn fn,
+				   const void *plan, void *report)
+{
+	int down[2], up[2];
+	struct worker *w;
+	pid_t pid;
+
+	if (ws->count == MAX_WORKERS) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	if (pipe(down))
+		return NULL;
+	if (pipe(up)) {
+		close(down[0]);
+		close(down[1]);
+		return NULL;
+	}
+
+	/* A worker that dies must not take the test down with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		return NULL;
+	}
+	if (!pid) {
+		close(down[1]);
+		close(up[0]);
+		_exit(fn(plan, report, down[0], up[1]));
+	}
+
+	close(down[0]);
+	close(up[1]);
+	w = &ws->w[ws->count++];
+	w->pid = pid;
+	w->cmd = down[1];
+	w->evt = up[0];
+	return w;
+}
+
+/* Waits for the worker to exit: its exit code, or -1 if it was killed. */
+static int worker_join(struct worker *w)
+{
+	int status;
+
+	if (w->pid <= 0)
+		return -1;
+	close(w->cmd);
+	close(w->evt);
+	while (waitpid(w->pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			w->pid = 0;
+			return -1;
+		}
+	}
+	w->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Teardown: no worker may outlive its test. */
+static void workers_kill(struct workers *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->count; i++) {
+		if (ws->w[i].pid <= 0)
+			continue;
+		kill(ws->w[i].pid, SIGKILL);
+		worker_join(&ws->w[i]);
+	}
+	ws->count = 0;
+}
+
+static void *shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ------------------------------------------------------------------ */
+/* uAPI                                                               */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(uapi)
+{
+	struct vttm_dev dev;
+	int fd;
+};
+
+FIXTURE_SETUP(uapi)
+{
+	int ret;
+
+	self->fd = -1;
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
+				 VTTM_PARAMS, strerror(-ret));
+	if (self->dev.vram_size < 16 * self->dev.page_size)
+		SKIP(return, "vram_size %llu is below 16 pages",
+		     (unsigned long long)self->dev.vram_size);
+
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev.path,
+				      strerror(-self->fd));
+}
+
+FIXTURE_TEARDOWN(uapi)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(uapi, new_client_has_zero_stats)
+{
+	struct drm_vttm_stats stats, zero = { 0 };
+
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(0, memcmp(&stats, &zero, sizeof(stats)));
+}
+
+TEST_F(uapi, create_returns_distinct_nonzero_handles)
+{
+	__u32 a, b;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &a));
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_GTT,
+			       &b));
+	EXPECT_NE(0U, a);
+	EXPECT_NE(0U, b);
+	EXPECT_NE(a, b);
+}
+
+TEST_F(uapi, create_with_zero_size_is_einval)
+{
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			bo_create(self->fd, 0, VTTM_PLACE_BOTH, &h),
+			"VRAM|GTT");
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			bo_create(self->fd, 0, VTTM_PLACE_VRAM, &h),
+			"VRAM only");
+}
+
+TEST_F(uapi, create_larger_than_vram_plus_gtt_is_e2big)
+{
+	__u64 size = self->dev.vram_size + self->dev.gtt_size;
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd, size + self->dev.page_size,
+				  VTTM_PLACE_BOTH, &h),
+			"a page over");
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd, 2 * size, VTTM_PLACE_BOTH, &h),
+			"twice over");
+}
+
+/* Rounding the size up to a page must not wrap it around to a small one. */
+TEST_F(uapi, create_of_u64_max_bytes_is_e2big)
+{
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd, UINT64_MAX, VTTM_PLACE_BOTH,
+				  &h),
+			"UINT64_MAX");
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd,
+				  UINT64_MAX - self->dev.page_size + 2,
+				  VTTM_PLACE_VRAM, &h),
+			"rounds up to 0");
+}
+
+TEST_F(uapi, create_vram_only_larger_than_vram_is_e2big)
+{
+	__u64 vram = self->dev.vram_size;
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd, vram + 1, VTTM_PLACE_VRAM, &h),
+			"one byte over, so a page over");
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd, vram + self->dev.page_size,
+				  VTTM_PLACE_VRAM, &h),
+			"a page over");
+}
+
+TEST_F(uapi, create_gtt_only_larger_than_gtt_is_e2big)
+{
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			bo_create(self->fd,
+				  self->dev.gtt_size + self->dev.page_size,
+				  VTTM_PLACE_GTT, &h),
+			"a page over");
+}
+
+TEST_F(uapi, create_as_large_as_its_placement_succeeds)
+{
+	__u64 vram = pages_down(&self->dev, self->dev.vram_size);
+	__u64 gtt = pages_down(&self->dev, self->dev.gtt_size);
+	__u32 h;
+
+	EXPECT_EQ(0, bo_create(self->fd, vram, VTTM_PLACE_VRAM, &h));
+	if (gtt)
+		EXPECT_EQ(0, bo_create(self->fd, gtt, VTTM_PLACE_GTT, &h));
+}
+
+TEST_F(uapi, create_with_unknown_flags_is_einval)
+{
+	struct drm_vttm_bo_create args = {
+		.size = self->dev.page_size,
+		.placements = VTTM_PLACE_BOTH,
+	};
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		args.flags = 1U << bit;
+		EXPECT_REJECTED(self->fd, -EINVAL,
+				bo_create_args(self->fd, &args),
+				"flags 0x%x", args.flags);
+	}
+}
+
+TEST_F(uapi, create_with_nonzero_pad_is_einval)
+{
+	struct drm_vttm_bo_create args = {
+		.size = self->dev.page_size,
+		.placements = VTTM_PLACE_BOTH,
+	};
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		args.pad = 1U << bit;
+		EXPECT_REJECTED(self->fd, -EINVAL,
+				bo_create_args(self->fd, &args),
+				"pad 0x%x", args.pad);
+	}
+}
+
+TEST_F(uapi, create_without_placements_is_einval)
+{
+	__u32 h;
+
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			bo_create(self->fd, self->dev.page_size, 0, &h),
+			"placements 0");
+}
+
+TEST_F(uapi, create_with_unknown_placement_bits_is_einval)
+{
+	__u32 placements;
+	unsigned int bit;
+	__u32 h;
+
+	for (bit = 2; bit < 32; bit++) {
+		placements = VTTM_PLACE_VRAM | 1U << bit;
+		EXPECT_REJECTED(self->fd, -EINVAL,
+				bo_create(self->fd, self->dev.page_size,
+					  placements, &h),
+				"placements 0x%x", placements);
+	}
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			bo_create(self->fd, self->dev.page_size, 1U << 31,
+				  &h),
+			"placements 0x80000000");
+}
+
+TEST_F(uapi, submit_of_zero_handles_is_einval)
+{
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_BOTH,
+			       &h));
+	EXPECT_REJECTED(self->fd, -EINVAL, submit(self->fd, &h, 0),
+			"valid pointer");
+	EXPECT_REJECTED(self->fd, -EINVAL, submit(self->fd, NULL, 0),
+			"NULL pointer");
+}
+
+TEST_F(uapi, submit_of_more_than_max_bos_is_e2big_and_of_max_bos_succeeds)
+{
+	const unsigned int n = VTTM_SUBMIT_MAX_BOS + 1;
+	__u64 bytes = (__u64)VTTM_SUBMIT_MAX_BOS * self->dev.page_size;
+	struct drm_vttm_stats before, after;
+	__u32 *handles;
+
+	handles = calloc(n, sizeof(*handles));
+	ASSERT_NE(NULL, handles);
+	ASSERT_EQ(0, bo_create_many(self->fd, self->dev.page_size,
+				    VTTM_PLACE_BOTH, handles, n));
+
+	EXPECT_REJECTED(self->fd, -E2BIG, submit(self->fd, handles, n),
+			"VTTM_SUBMIT_MAX_BOS + 1");
+	/* Counts this large must be refused before they size any copy. */
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			submit(self->fd, handles, UINT32_MAX), "UINT32_MAX");
+	EXPECT_REJECTED(self->fd, -E2BIG,
+			submit(self->fd, handles, UINT32_MAX / 4 + 1),
+			"UINT32_MAX / 4 + 1");
+
+	if (bytes > self->dev.vram_size + self->dev.gtt_size) {
+		TH_LOG("%u pages don't fit in VRAM and GTT: not submitted",
+		       VTTM_SUBMIT_MAX_BOS);
+		free(handles);
+		return;
+	}
+	ASSERT_EQ(0, get_stats(self->fd, &before));
+	EXPECT_EQ(0, submit(self->fd, handles, VTTM_SUBMIT_MAX_BOS));
+	ASSERT_EQ(0, get_stats(self->fd, &after));
+	EXPECT_EQ(before.submits + 1, after.submits);
+	EXPECT_EQ(before.failed_submits, after.failed_submits);
+	if (bytes <= self->dev.vram_size) {
+		EXPECT_EQ(before.bytes_moved_to_vram + bytes,
+			  after.bytes_moved_to_vram);
+	}
+	EXPECT_EQ(0, bo_wait_all(self->fd, handles, VTTM_SUBMIT_MAX_BOS));
+	free(handles);
+}
+
+TEST_F(uapi, submit_of_unknown_handle_is_enoent)
+{
+	__u32 handles[2], closed;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &handles[0]));
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &closed));
+	ASSERT_EQ(0, gem_close(self->fd, closed));
+
+	/* The valid buffer in front must not have moved either. */
+	handles[1] = 0;
+	EXPECT_REJECTED(self->fd, -ENOENT, submit(self->fd, handles, 2),
+			"handle 0");
+	handles[1] = closed;
+	EXPECT_REJECTED(self->fd, -ENOENT, submit(self->fd, handles, 2),
+			"closed handle");
+	EXPECT_REJECTED(self->fd, -ENOENT, submit(self->fd, &handles[1], 1),
+			"closed handle alone");
+	handles[1] = 0xdeadbeef;
+	EXPECT_REJECTED(self->fd, -ENOENT, submit(self->fd, handles, 2),
+			"never created");
+}
+
+TEST_F(uapi, submit_of_another_clients_handle_is_enoent)
+{
+	int other;
+	__u32 h;
+
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	EXPECT_REJECTED(self->fd, -ENOENT, submit(self->fd, &h, 1),
+			"handle %u of another client", h);
+	close(other);
+}
+
+TEST_F(uapi, submit_of_duplicated_handle_is_einval)
+{
+	__u32 a, b, handles[3];
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &a));
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_BOTH,
+			       &b));
+
+	handles[0] = a;
+	handles[1] = a;
+	EXPECT_REJECTED(self->fd, -EINVAL, submit(self->fd, handles, 2),
+			"{ a, a }");
+	handles[1] = b;
+	handles[2] = a;
+	EXPECT_REJECTED(self->fd, -EINVAL, submit(self->fd, handles, 3),
+			"{ a, b, a }");
+}
+
+TEST_F(uapi, submit_with_nonzero_flags_is_einval)
+{
+	struct drm_vttm_submit args = {
+		.count = 1,
+		.duration_ns = JOB_NS,
+	};
+	unsigned int bit;
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	args.handles = (uintptr_t)&h;
+	for (bit = 0; bit < 32; bit++) {
+		args.flags = 1U << bit;
+		EXPECT_REJECTED(self->fd, -EINVAL,
+				submit_args(self->fd, &args),
+				"flags 0x%x", args.flags);
+	}
+}
+
+TEST_F(uapi, submit_longer_than_max_duration_is_einval)
+{
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			submit_for(self->fd, &h, 1, VTTM_SUBMIT_MAX_NS + 1),
+			"VTTM_SUBMIT_MAX_NS + 1");
+	EXPECT_REJECTED(self->fd, -EINVAL,
+			submit_for(self->fd, &h, 1, UINT64_MAX),
+			"UINT64_MAX");
+}
+
+TEST_F(uapi, submit_with_bad_handles_pointer_is_efault)
+{
+	size_t page = self->dev.page_size;
+	__u32 handles[2], *last;
+	char *map;
+
+	ASSERT_EQ(0, bo_create_many(self->fd, page, VTTM_PLACE_VRAM,
+				    handles, 2));
+
+	EXPECT_REJECTED(self->fd, -EFAULT, submit(self->fd, NULL, 1),
+			"NULL");
+
+	/* The last handle of a page whose next page is not mapped. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, munmap(map + page, page));
+	last = (__u32 *)(map + page) - 1;
+	*last = handles[0];
+	EXPECT_REJECTED(self->fd, -EFAULT, submit(self->fd, last, 2),
+			"second handle unmapped");
+	EXPECT_REJECTED(self->fd, -EFAULT, submit(self->fd, last + 1, 1),
+			"unmapped");
+	munmap(map, page);
+}
+
+TEST_F(uapi, wait_with_nonzero_pad_is_einval)
+{
+	struct drm_vttm_wait args = {
+		.pad = 1,
+		.timeout_ns = IDLE_TIMEOUT_NS,
+	};
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &args.handle));
+	EXPECT_REJECTED(self->fd, -EINVAL, bo_wait_args(self->fd, &args),
+			"pad 1");
+}
+
+TEST_F(uapi, wait_with_negative_timeout_is_einval)
+{
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	EXPECT_REJECTED(self->fd, -EINVAL, bo_wait_for(self->fd, h, -1),
+			"timeout -1");
+	EXPECT_REJECTED(self->fd, -EINVAL, bo_wait_for(self->fd, h, INT64_MIN),
+			"timeout INT64_MIN");
+}
+
+TEST_F(uapi, wait_on_unknown_handle_is_enoent)
+{
+	EXPECT_REJECTED(self->fd, -ENOENT, bo_wait(self->fd, 0), "handle 0");
+	EXPECT_REJECTED(self->fd, -ENOENT, bo_wait(self->fd, 0xdeadbeef),
+			"never created");
+}
+
+TEST_F(uapi, wait_on_never_submitted_buffer_returns_at_once)
+{
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	EXPECT_EQ(0, bo_wait_for(self->fd, h, 0));
+}
+
+TEST_F(uapi, good_submit_moves_its_buffers_into_vram)
+{
+	__u64 page = self->dev.page_size;
+	struct drm_vttm_stats stats;
+	__u32 handles[2];
+
+	/* Sizes round up to a page: 3 and 6 pages. */
+	ASSERT_EQ(0, bo_create(self->fd, 3 * page - 100, VTTM_PLACE_VRAM,
+			       &handles[0]));
+	ASSERT_EQ(0, bo_create(self->fd, 5 * page + 1, VTTM_PLACE_BOTH,
+			       &handles[1]));
+
+	ASSERT_EQ(0, submit(self->fd, handles, 2));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(1ULL, stats.submits);
+	EXPECT_EQ(0ULL, stats.failed_submits);
+	EXPECT_EQ(9 * page, stats.bytes_moved_to_vram);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from);
+	EXPECT_EQ(0ULL, stats.evictions);
+	EXPECT_EQ(0, bo_wait(self->fd, handles[0]));
+	EXPECT_EQ(0, bo_wait(self->fd, handles[1]));
+
+	/* They are still resident: a second job moves nothing. */
+	ASSERT_EQ(0, submit(self->fd, handles, 2));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(2ULL, stats.submits);
+	EXPECT_EQ(0ULL, stats.failed_submits);
+	EXPECT_EQ(9 * page, stats.bytes_moved_to_vram);
+	EXPECT_EQ(0, bo_wait_all(self->fd, handles, 2));
+}
+
+TEST_F(uapi, job_keeps_its_buffers_busy_for_its_duration)
+{
+	__u64 start, elapsed;
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	start = now_ns();
+	ASSERT_EQ(0, submit_for(self->fd, &h, 1, VTTM_SUBMIT_MAX_NS));
+	EXPECT_EQ(-ETIME, bo_wait_for(self->fd, h, 0));
+	EXPECT_EQ(-ETIME, bo_wait_for(self->fd, h, 10 * NSEC_PER_MSEC));
+	EXPECT_EQ(0, bo_wait_for(self->fd, h, 10 * VTTM_SUBMIT_MAX_NS));
+	elapsed = now_ns() - start;
+	EXPECT_LE(VTTM_SUBMIT_MAX_NS, elapsed);
+	EXPECT_EQ(0, bo_wait_for(self->fd, h, 0));
+}
+
+TEST_F(uapi, job_of_zero_duration_is_accepted)
+{
+	__u32 h;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size, VTTM_PLACE_BOTH,
+			       &h));
+	EXPECT_EQ(0, submit_for(self->fd, &h, 1, 0));
+	EXPECT_EQ(0, bo_wait(self->fd, h));
+}
+
+TEST_F(uapi, stats_are_per_client)
+{
+	struct drm_vttm_stats stats, zero = { 0 };
+	int other;
+	__u32 h;
+
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &h));
+	ASSERT_EQ(0, submit(other, &h, 1));
+	ASSERT_EQ(0, bo_wait(other, h));
+
+	ASSERT_EQ(0, get_stats(other, &stats));
+	EXPECT_EQ(1ULL, stats.submits);
+	EXPECT_EQ(self->dev.page_size, stats.bytes_moved_to_vram);
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(0, memcmp(&stats, &zero, sizeof(stats)));
+	close(other);
+}
+
+TEST_F(uapi, fdinfo_shows_where_the_buffers_are)
+{
+	__u64 page = self->dev.page_size;
+	__u32 vram, gtt, sys;
+
+	ASSERT_EQ(0, bo_create(self->fd, 2 * page, VTTM_PLACE_VRAM, &vram));
+	ASSERT_EQ(0, bo_create(self->fd, 3 * page, VTTM_PLACE_GTT, &gtt));
+	ASSERT_EQ(0, bo_create(self->fd, 5 * page, VTTM_PLACE_BOTH, &sys));
+	EXPECT_EQ(10 * page, fdinfo_size(_metadata, self->fd,
+					 "drm-resident-system"));
+	EXPECT_EQ(0ULL, fdinfo_size(_metadata, self->fd, "drm-resident-vram"));
+
+	/* The last one has no job yet: it stays in system memory. */
+	ASSERT_EQ(0, submit(self->fd, &vram, 1));
+	ASSERT_EQ(0, submit(self->fd, &gtt, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, vram));
+	ASSERT_EQ(0, bo_wait(self->fd, gtt));
+	EXPECT_EQ(2 * page, fdinfo_size(_metadata, self->fd,
+					"drm-resident-vram"));
+	EXPECT_EQ(2 * page, fdinfo_size(_metadata, self->fd,
+					"drm-total-vram"));
+	EXPECT_EQ(3 * page, fdinfo_size(_metadata, self->fd,
+					"drm-resident-gtt"));
+	EXPECT_EQ(5 * page, fdinfo_size(_metadata, self->fd,
+					"drm-resident-system"));
+}
+
+/*
+ * A client that goes with its job still running leaves its buffers to the
+ * job: once the job is over, their VRAM is free for the next client.
+ */
+TEST_F(uapi, vram_of_a_client_closed_with_a_job_running_is_freed_after_it)
+{
+	__u64 vram = pages_down(&self->dev, self->dev.vram_size);
+	struct drm_vttm_stats stats;
+	int other;
+	__u32 h;
+
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, vram, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, submit_for(other, &h, 1, VTTM_SUBMIT_MAX_NS / 5));
+	close(other);
+
+	ASSERT_EQ(0, bo_create(self->fd, vram, VTTM_PLACE_VRAM, &h));
+	EXPECT_EQ(0, submit(self->fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(self->fd, h));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(vram, stats.bytes_moved_to_vram);
+	EXPECT_EQ(0ULL, stats.failed_submits);
+}
+
+/* ------------------------------------------------------------------ */
+/* Eviction                                                           */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(eviction)
+{
+	struct vttm_dev dev;
+	int fd;
+};
+
+FIXTURE_SETUP(eviction)
+{
+	int ret;
+
+	self->fd = -1;
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
+				 VTTM_PARAMS, strerror(-ret));
+	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
+		SKIP(return, "vram_size %llu is below %d pages",
+		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev.path,
+				      strerror(-self->fd));
+}
+
+FIXTURE_TEARDOWN(eviction)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F_TIMEOUT(eviction,
+	       vram_only_buffers_of_twice_vram_all_fit_one_job_at_a_time,
+	       PRESSURE_TIMEOUT_S)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 4);
+	__u64 total = 8 * size;
+	struct drm_vttm_stats stats;
+	__u32 handles[8];
+	unsigned int i;
+
+	ASSERT_EQ(0, bo_create_many(self->fd, size, VTTM_PLACE_VRAM,
+				    handles, 8));
+	for (i = 0; i < 8; i++) {
+		EXPECT_EQ(0, submit(self->fd, &handles[i], 1))
+			TH_LOG("job %u of 8", i);
+	}
+	EXPECT_EQ(0, bo_wait_all(self->fd, handles, 8));
+
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	TH_LOG("moved %llu, evicted %llu in %llu evictions",
+	       (unsigned long long)stats.bytes_moved_to_vram,
+	       (unsigned long long)stats.bytes_evicted_from,
+	       (unsigned long long)stats.evictions);
+	EXPECT_EQ(8ULL, stats.submits);
+	EXPECT_EQ(0ULL, stats.failed_submits);
+	EXPECT_EQ(total, stats.bytes_moved_to_vram);
+	/* VRAM holds at most vram_size of them: the rest had to go. */
+	EXPECT_LE(total - self->dev.vram_size, stats.bytes_evicted_from);
+	EXPECT_LT(0ULL, stats.bytes_evicted_from);
+	EXPECT_LE(stats.bytes_evicted_from, stats.bytes_evicted_by);
+	EXPECT_LE(1ULL, stats.evictions);
+}
+
+TEST_F(eviction, job_needing_more_than_vram_fails_with_enomem)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
+	struct drm_vttm_stats stats;
+	__u32 handles[2];
+
+	ASSERT_EQ(0, bo_create_many(self->fd, size, VTTM_PLACE_VRAM,
+				    handles, 2));
+	EXPECT_EQ(-ENOMEM, submit(self->fd, handles, 2));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(1ULL, stats.submits);
+	EXPECT_EQ(1ULL, stats.failed_submits);
+	EXPECT_EQ(1ULL, stats.failed_enomem);
+	EXPECT_EQ(0ULL, stats.failed_other);
+
+	/* Each of them alone still fits. */
+	EXPECT_EQ(0, submit(self->fd, &handles[0], 1));
+	EXPECT_EQ(0, submit(self->fd, &handles[1], 1));
+	EXPECT_EQ(0, bo_wait_all(self->fd, handles, 2));
+}
+
+TEST_F(eviction, buffers_that_allow_gtt_fall_back_to_it_when_vram_is_full)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
+	struct drm_vttm_stats stats;
+	__u32 handles[2];
+
+	if (self->dev.gtt_size < size)
+		SKIP(return, "gtt_size %llu is too small",
+		     (unsigned long long)self->dev.gtt_size);
+
+	ASSERT_EQ(0, bo_create_many(self->fd, size, VTTM_PLACE_BOTH,
+				    handles, 2));
+	EXPECT_EQ(0, submit(self->fd, handles, 2));
+	EXPECT_EQ(0, bo_wait_all(self->fd, handles, 2));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(0ULL, stats.failed_submits);
+	EXPECT_GE(self->dev.vram_size, stats.bytes_moved_to_vram);
+}
+
+TEST_F(eviction, least_recently_used_client_is_evicted_first)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 3);
+	struct drm_vttm_stats old, recent, third;
+	__u32 h_old, h_recent, h;
+	int fd_old, fd_recent;
+
+	fd_old = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_old);
+	fd_recent = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_recent);
+
+	/* Created the other way round, so creation order can't decide. */
+	ASSERT_EQ(0, bo_create(fd_recent, size, VTTM_PLACE_VRAM, &h_recent));
+	ASSERT_EQ(0, bo_create(fd_old, size, VTTM_PLACE_VRAM, &h_old));
+	ASSERT_EQ(0, submit(fd_old, &h_old, 1));
+	ASSERT_EQ(0, bo_wait(fd_old, h_old));
+	ASSERT_EQ(0, submit(fd_recent, &h_recent, 1));
+	ASSERT_EQ(0, bo_wait(fd_recent, h_recent));
+
+	/* 3/8 + 3/8 + 3/8 of VRAM: one of the first two must go. */
+	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_VRAM, &h));
+	EXPECT_EQ(0, submit(self->fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(self->fd, h));
+
+	ASSERT_EQ(0, get_stats(fd_old, &old));
+	ASSERT_EQ(0, get_stats(fd_recent, &recent));
+	ASSERT_EQ(0, get_stats(self->fd, &third));
+	EXPECT_EQ(size, old.bytes_evicted_from);
+	EXPECT_EQ(1ULL, old.evictions);
+	EXPECT_EQ(0ULL, recent.bytes_evicted_from);
+	EXPECT_LE(size, third.bytes_evicted_by);
+	close(fd_old);
+	close(fd_recent);
+}
+
+#define PIECES	64
+
+/*
+ * VRAM filled with PIECES buffers of two clients, placed one of each in
+ * turn; then one client goes. The other's buffers are left in every other
+ * piece, and a buffer of half of VRAM fits in the holes between them
+ * without evicting anything: VRAM is a buddy allocator, as on a real
+ * discrete GPU, and a buffer's VRAM need not be contiguous.
+ */
+TEST_F_TIMEOUT(eviction, buffer_fits_in_free_vram_that_is_not_contiguous,
+	       PRESSURE_TIMEOUT_S)
+{
+	__u64 piece = pages_down(&self->dev, self->dev.vram_size / PIECES);
+	__u32 handles[2][PIECES / 2], h;
+	struct drm_vttm_stats stats;
+	int fds[2] = { self->fd };
+	unsigned int i;
+
+	fds[1] = vttm_open(&self->dev);
+	ASSERT_LE(0, fds[1]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, bo_create_many(fds[i], piece, VTTM_PLACE_VRAM,
+					    handles[i], PIECES / 2));
+	for (i = 0; i < PIECES; i++)
+		ASSERT_EQ(0, submit(fds[i % 2], &handles[i % 2][i / 2], 1))
+			TH_LOG("piece %u", i);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, bo_wait_all(fds[i], handles[i], PIECES / 2));
+	close(fds[1]);
+
+	ASSERT_EQ(0, bo_create(self->fd, piece * PIECES / 2, VTTM_PLACE_VRAM,
+			       &h));
+	EXPECT_EQ(0, submit(self->fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(self->fd, h));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(0ULL, stats.failed_submits);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_by);
+	EXPECT_EQ(0ULL, stats.evictions);
+	EXPECT_EQ((__u64)PIECES / 2 * piece + PIECES / 2 * piece,
+		  stats.bytes_moved_to_vram);
+}
+
+/*
+ * A filler takes all of VRAM but a page, and every job uses it, so that x and
+ * y, a page each, take turns in that page: each job evicts the other one.
+ * Only single pages move while the clock runs, which keeps it quick even
+ * under emulation.
+ */
+TEST_F_TIMEOUT(eviction,
+	       buffer_back_in_vram_within_a_second_of_eviction_is_a_pingpong,
+	       PRESSURE_TIMEOUT_S)
+{
+	__u64 page = self->dev.page_size;
+	__u64 filler = pages_down(&self->dev, self->dev.vram_size) - page;
+	__u64 start, elapsed, pingpongs;
+	struct drm_vttm_stats stats;
+	__u32 fx[2], fy[2];
+
+	ASSERT_EQ(0, bo_create(self->fd, filler, VTTM_PLACE_VRAM, &fx[0]));
+	ASSERT_EQ(0, bo_create(self->fd, page, VTTM_PLACE_VRAM, &fx[1]));
+	ASSERT_EQ(0, bo_create(self->fd, page, VTTM_PLACE_VRAM, &fy[1]));
+	fy[0] = fx[0];
+
+	ASSERT_EQ(0, submit(self->fd, fx, 2));
+	ASSERT_EQ(0, bo_wait_all(self->fd, fx, 2));
+
+	start = now_ns();
+	ASSERT_EQ(0, submit(self->fd, fy, 2));
+	ASSERT_EQ(0, submit(self->fd, fx, 2));
+	ASSERT_EQ(0, bo_wait_all(self->fd, fx, 2));
+	elapsed = now_ns() - start;
+
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(2ULL, stats.evictions);
+	EXPECT_EQ(2 * page, stats.bytes_evicted_from);
+	if (elapsed < NSEC_PER_SEC / 10 * 9) {
+		EXPECT_EQ(1ULL, stats.pingpongs);
+	} else {
+		TH_LOG("x took %llu ms to come back: not checking pingpongs",
+		       (unsigned long long)(elapsed / NSEC_PER_MSEC));
+	}
+
+	/* y was evicted just now: bring it back well over a second later. */
+	pingpongs = stats.pingpongs;
+	usleep(1200 * 1000);
+	ASSERT_EQ(0, submit(self->fd, fy, 2));
+	ASSERT_EQ(0, bo_wait_all(self->fd, fy, 2));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(3ULL, stats.evictions);
+	EXPECT_EQ(pingpongs, stats.pingpongs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Contention                                                         */
+/* ------------------------------------------------------------------ */
+
+struct churn_plan {
+	const struct vttm_dev *dev;
+	__u64 bo_size;
+};
+
+struct churn_report {
+	struct worker_error error;
+	unsigned int seed;
+	__u64 jobs;
+	__u64 ok;
+	__u64 enomem;
+	__u64 other;
+	int other_err;
+	struct drm_vttm_stats stats;
+};
+
+static unsigned int xorshift32(unsigned int *state)
+{
+	unsigned int x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/*
+ * One client: CHURN_BOS VRAM-only buffers, and jobs on random subsets of
+ * them until the time budget or the job limit runs out.
+ */
+static int churn_worker(const void *arg, void *out, int cmd, int evt)
+{
+	const struct churn_plan *plan = arg;
+	struct churn_report *rep = out;
+	__u32 handles[CHURN_BOS], job[CHURN_BOS];
+	unsigned int i, j, n, tmp, idx[CHURN_BOS];
+	__u64 deadline;
+	int fd, ret;
+
+	rep->seed = (unsigned int)now_ns() ^ (unsigned int)getpid() << 16;
+	if (!rep->seed)
+		rep->seed = 1;
+
+	fd = vttm_open(plan->dev);
+	if (fd < 0)
+		return worker_fail(&rep->error, fd, __LINE__);
+	ret = bo_create_many(fd, plan->bo_size, VTTM_PLACE_VRAM, handles,
+			     CHURN_BOS);
+	if (ret)
+		return worker_fail(&rep->error, ret, __LINE__);
+
+	/* Start all clients at once, for as much overlap as possible. */
+	if (msg_send(evt, MSG_READY) || msg_recv(cmd) != MSG_GO)
+		return worker_fail(&rep->error, -EPIPE, __LINE__);
+
+	deadline = now_ns() + CHURN_BUDGET_NS;
+	while (rep->jobs < CHURN_MAX_JOBS &&
+	       (rep->jobs < CHURN_MIN_JOBS || now_ns() < deadline)) {
+		n = CHURN_MIN_BOS_PER_JOB +
+		    xorshift32(&rep->seed) % (CHURN_MAX_BOS_PER_JOB -
+					      CHURN_MIN_BOS_PER_JOB + 1);
+		for (i = 0; i < CHURN_BOS; i++)
+			idx[i] = i;
+		for (i = 0; i < n; i++) {
+			j = i + xorshift32(&rep->seed) % (CHURN_BOS - i);
+			tmp = idx[i];
+			idx[i] = idx[j];
+			idx[j] = tmp;
+			job[i] = handles[idx[i]];
+		}
+
+		ret = submit(fd, job, n);
+		rep->jobs++;
+		if (!ret) {
+			rep->ok++;
+		} else if (ret == -ENOMEM) {
+			rep->enomem++;
+		} else {
+			rep->other++;
+			rep->other_err = ret;
+		}
+	}
+
+	ret = bo_wait_all(fd, handles, CHURN_BOS);
+	if (ret)
+		return worker_fail(&rep->error, ret, __LINE__);
+	ret = get_stats(fd, &rep->stats);
+	if (ret)
+		return worker_fail(&rep->error, ret, __LINE__);
+	close(fd);
+	return 0;
+}
+
+FIXTURE(contention)
+{
+	struct vttm_dev dev;
+	struct workers workers;
+	struct churn_report *reports;
+	char knob[PATH_MAX];
+};
+
+FIXTURE_SETUP(contention)
+{
+	int ret;
+
+	self->knob[0] = '\0';
+
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
+				 VTTM_PARAMS, strerror(-ret));
+	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
+		SKIP(return, "vram_size %llu is below %d pages",
+		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+
+	self->reports = shared_alloc(CHURN_CLIENTS * sizeof(*self->reports));
+	ASSERT_NE(NULL, self->reports);
+
+	/* On by default; a failed run of a test may have left it off. */
+	if (exec_eviction_knob(&self->dev, self->knob, sizeof(self->knob))) {
+		self->knob[0] = '\0';
+		return;
+	}
+	ASSERT_EQ(0, write_text(self->knob, "Y")) TH_LOG("%s", self->knob);
+}
+
+FIXTURE_TEARDOWN(contention)
+{
+	workers_kill(&self->workers);
+	if (self->knob[0])
+		write_text(self->knob, "Y");
+	if (self->reports)
+		munmap(self->reports, CHURN_CLIENTS * sizeof(*self->reports));
+}
+
+/*
+ * Runs CHURN_CLIENTS clients, each with VRAM-only buffers of vram_size / 16,
+ * 2x VRAM in all, and sums up their reports in @sum.
+ */
+static void run_churn(struct __test_metadata *_metadata,
+		      const struct vttm_dev *dev, struct workers *ws,
+		      struct churn_report *reports, struct churn_report *sum)
+{
+	struct churn_plan plan = {
+		.dev = dev,
+		.bo_size = pages_down(dev, dev->vram_size / 16),
+	};
+	struct churn_report *rep;
+	struct worker *w[CHURN_CLIENTS];
+	unsigned int i;
+	int status;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < CHURN_CLIENTS; i++) {
+		w[i] = worker_start(ws, churn_worker, &plan, &reports[i]);
+		ASSERT_NE(NULL, w[i]) TH_LOG("fork: %s", strerror(errno));
+	}
+	for (i = 0; i < CHURN_CLIENTS; i++)
+		if (msg_recv(w[i]->evt) != MSG_READY)
+			break;
+	for (i = 0; i < CHURN_CLIENTS; i++)
+		msg_send(w[i]->cmd, MSG_GO);
+
+	for (i = 0; i < CHURN_CLIENTS; i++) {
+		rep = &reports[i];
+		status = worker_join(w[i]);
+		EXPECT_EQ(0, status)
+			TH_LOG("client %u failed at line %d: %s", i,
+			       rep->error.line, strerror(-rep->error.err));
+		TH_LOG("client %u, seed %u: %llu jobs, %llu ENOMEM, %llu other",
+		       i, rep->seed, (unsigned long long)rep->jobs,
+		       (unsigned long long)rep->enomem,
+		       (unsigned long long)rep->other);
+		TH_LOG("client %u: backoffs/evictions/pingpongs %llu/%llu/%llu",
+		       i, (unsigned long long)rep->stats.backoffs,
+		       (unsigned long long)rep->stats.evictions,
+		       (unsigned long long)rep->stats.pingpongs);
+		if (rep->other)
+			TH_LOG("client %u: last unexpected error %s", i,
+			       strerror(-rep->other_err));
+		EXPECT_EQ(rep->jobs, rep->stats.submits);
+
+		sum->jobs += rep->jobs;
+		sum->ok += rep->ok;
+		sum->enomem += rep->enomem;
+		sum->other += rep->other;
+		sum->stats.submits += rep->stats.submits;
+		sum->stats.failed_submits += rep->stats.failed_submits;
+		sum->stats.failed_enomem += rep->stats.failed_enomem;
+		sum->stats.backoffs += rep->stats.backoffs;
+		sum->stats.bytes_moved_to_vram +=
+			rep->stats.bytes_moved_to_vram;
+		sum->stats.bytes_evicted_by += rep->stats.bytes_evicted_by;
+		sum->stats.evictions += rep->stats.evictions;
+	}
+	ws->count = 0;
+}
+
+TEST_F_TIMEOUT(contention, concurrent_clients_overcommitting_vram_never_fail,
+	       CHURN_TIMEOUT_S)
+{
+	struct churn_report sum;
+
+	run_churn(_metadata, &self->dev, &self->workers, self->reports, &sum);
+	TH_LOG("exec eviction: %d clients, %llu jobs, %llu failed, %llu backoffs",
+	       CHURN_CLIENTS, (unsigned long long)sum.jobs,
+	       (unsigned long long)(sum.enomem + sum.other),
+	       (unsigned long long)sum.stats.backoffs);
+	TH_LOG("exec eviction: %llu bytes evicted",
+	       (unsigned long long)sum.stats.bytes_evicted_by);
+
+	EXPECT_LE((__u64)CHURN_CLIENTS * CHURN_MIN_JOBS, sum.jobs);
+	EXPECT_EQ(0ULL, sum.enomem);
+	EXPECT_EQ(0ULL, sum.other);
+	EXPECT_EQ(0ULL, sum.stats.failed_submits);
+	/* Otherwise there was no pressure, and nothing was tested. */
+	EXPECT_LT(0ULL, sum.stats.bytes_evicted_by);
+}
+
+/*
+ * With the exec_eviction knob off, validation leaves the job's drm_exec out
+ * of TTM's operation context, and lock contention while evicting fails jobs
+ * with -ENOMEM. How often depends on timing, so this only reports it, as
+ * the figure the test above compares with.
+ */
+TEST_F_TIMEOUT(contention, without_exec_eviction_failed_jobs_are_reported,
+	       CHURN_TIMEOUT_S)
+{
+	struct churn_report sum;
+
+	if (!self->knob[0])
+		SKIP(return, "no %s/<minor>/exec_eviction (CONFIG_DEBUG_FS)",
+		     DRI_DEBUGFS);
+	ASSERT_EQ(0, write_text(self->knob, "N"));
+	run_churn(_metadata, &self->dev, &self->workers, self->reports, &sum);
+	ASSERT_EQ(0, write_text(self->knob, "Y"));
+	TH_LOG("no exec eviction: %llu jobs, %llu failed with ENOMEM",
+	       (unsigned long long)sum.jobs, (unsigned long long)sum.enomem);
+	TH_LOG("no exec eviction: %llu failed otherwise, %llu backoffs",
+	       (unsigned long long)sum.other,
+	       (unsigned long long)sum.stats.backoffs);
+
+	EXPECT_LE((__u64)CHURN_CLIENTS * CHURN_MIN_JOBS, sum.jobs);
+	EXPECT_EQ(0ULL, sum.other);
+	EXPECT_EQ(sum.enomem, sum.stats.failed_enomem);
+}
+
+TEST_HARNESS_MAIN
