@@ -2,7 +2,7 @@
 # make distro-check: the series is sound in the configuration Debian ships.
 #  - Debian's amd64 config plus harness/distro/series.config resolves with
 #    every option of the fragment as asked;
-#  - the modules the series touches (drm, drm_exec, ttm, xe) build and link
+#  - the modules the series touches (drm, drm_exec, ttm, xe, vttm) build and link
 #    as modules, without a compiler warning or a modpost complaint, and
 #    every symbol they use is exported: by the modules built here, by the
 #    built-in objects the series adds or its options turn on, or by
@@ -21,7 +21,8 @@ OUT_NODMEM=$BUILD/distro-nodmem
 # Modules built whole and linked, because the series changes them. Keep
 # in step with the series (the check below fails otherwise).
 MODULES=(drivers/gpu/drm/drm.ko drivers/gpu/drm/drm_exec.ko
-	 drivers/gpu/drm/ttm/ttm.ko drivers/gpu/drm/xe/xe.ko)
+	 drivers/gpu/drm/ttm/ttm.ko drivers/gpu/drm/xe/xe.ko
+	 drivers/gpu/drm/vttm/vttm.ko)
 # Built-in code that series.config turns on, which Debian's kernel lacks,
 # and which the modules call.
 ENABLED_OBJECTS=(kernel/cgroup/dmem.o)

@@ -224,7 +224,8 @@ static int vttm_submit_lock(struct drm_exec *exec,
  * @objs: The job's buffers.
  * @count: How many.
  *
- * While it runs, the job evicts none of the buffers it has placed. Moving
+ * While it runs, the job evicts none of its buffers, placed or not yet
+ * placed: placing one must not push out another that comes next. Moving
  * them may have used the fence slot vttm_submit_lock() reserved: this
  * reserves another.
  *
@@ -238,6 +239,8 @@ static int vttm_submit_place(struct vttm_client *client, struct drm_exec *exec,
 	int ret = 0;
 
 	WRITE_ONCE(client->running_job, ++client->job_seq);
+	for (i = 0; i < count; i++)
+		to_vttm_bo(objs[i])->job = client->running_job;
 	for (i = 0; i < count && !ret; i++)
 		ret = vttm_bo_validate(client, to_vttm_bo(objs[i]), exec);
 	if (!ret)

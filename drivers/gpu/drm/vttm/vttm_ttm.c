@@ -361,6 +361,23 @@ void vttm_bo_detach(struct vttm_bo *bo)
 }
 
 /**
+ * vttm_gem_open - &drm_gem_object_funcs.open: a new handle to a buffer
+ * @obj: The buffer.
+ * @file: The file the handle is for.
+ *
+ * A buffer lives under its client's reservation and LRU bulk move, so only
+ * its client may hold handles to it: one opened by name (GEM_OPEN) from
+ * another file would let that file submit it under a lock it does not
+ * take.
+ *
+ * Return: 0, or -EACCES for another client's file.
+ */
+static int vttm_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	return file->driver_priv == to_vttm_bo(obj)->client ? 0 : -EACCES;
+}
+
+/**
  * vttm_gem_close - &drm_gem_object_funcs.close: a handle is gone
  * @obj: The buffer.
  * @file: The client's file.
@@ -394,6 +411,7 @@ static struct dma_buf *vttm_gem_export(struct drm_gem_object *obj, int flags)
 }
 
 static const struct drm_gem_object_funcs vttm_gem_funcs = {
+	.open = vttm_gem_open,
 	.close = vttm_gem_close,
 	.free = vttm_gem_free,
 	.export = vttm_gem_export,
@@ -481,7 +499,6 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	if (ret)
 		return ret;
-	bo->job = client->running_job;
 
 	/* Whatever else moved was evicted to make room. */
 	if (bo->tbo.resource->mem_type != old_type)
