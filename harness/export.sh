@@ -59,6 +59,23 @@ for n in "${names[@]}"; do
 			mv "$f" "$tmp/$n/$(basename "$f" | sed 's/^v[0-9]*-//')"
 		fi
 	done
+	# git's --base can hash a prerequisite of several files in another
+	# order than 'git patch-id --stable', which b4 computes from the
+	# mails: write the stable ids.
+	if [ "$from" != base ]; then
+		git -C "$TREE" rev-list --reverse "base..$from" | while read -r c; do
+			git -C "$TREE" show "$c" | git patch-id --stable | cut -d' ' -f1
+		done >"$tmp/prerequisites"
+		python3 - "$tmp/$n/0000-cover-letter.patch" "$tmp/prerequisites" <<'PY'
+import sys
+cover, ids = sys.argv[1], open(sys.argv[2]).read().split()
+lines = [l for l in open(cover).read().split('\n')
+         if not l.startswith('prerequisite-patch-id: ')]
+at = next(i for i, l in enumerate(lines) if l.startswith('base-commit: ')) + 1
+lines[at:at] = ['prerequisite-patch-id: ' + i for i in ids]
+open(cover, 'w').write('\n'.join(lines))
+PY
+	fi
 	# git names every cover letter <cover.<time>.git...>: two series
 	# exported in the same second would share a Message-Id. Name the
 	# series in it.
