@@ -18,13 +18,18 @@
 #include "vttm_drv.h"
 #include "vttm_uapi.h"
 
-/* Indexed by VTTM_PLACE_* mask: VRAM first, as a job prefers it. */
+/*
+ * Indexed by VTTM_PLACE_* mask: VRAM first, as a job prefers it. GTT is
+ * only a fallback for a buffer that allows both: otherwise TTM's first,
+ * non-evicting pass would settle it in GTT whenever VRAM is full, and it
+ * would stay there.
+ */
 static const struct ttm_place vttm_places[][2] = {
 	[VTTM_PLACE_VRAM] = { { .mem_type = TTM_PL_VRAM } },
 	[VTTM_PLACE_GTT] = { { .mem_type = VTTM_PL_GTT } },
 	[VTTM_PLACE_VRAM | VTTM_PLACE_GTT] = {
 		{ .mem_type = TTM_PL_VRAM },
-		{ .mem_type = VTTM_PL_GTT },
+		{ .mem_type = VTTM_PL_GTT, .flags = TTM_PL_FLAG_FALLBACK },
 	},
 };
 

@@ -11,9 +11,9 @@
  * scales with the emulated device.
  *
  * game: one client (one open file). Buffers of V/32, VRAM only, as a
- *	game wants its render targets and textures. (With VRAM|GTT, TTM's
- *	first pass places them in GTT rather than evict, and nothing moves
- *	once VRAM is full.) 16 of them (V/2) are the hot set, used by every
+ *	game wants its render targets and textures. (With VRAM|GTT, what
+ *	one frame cannot fit beside its own buffers would settle in GTT, and
+ *	stop moving.) 16 of them (V/2) are the hot set, used by every
  *	frame. The others are the streaming pool: each frame uses a window
  *	of 4 of them (V/8), and the window moves on by --stream-step
  *	buffers (default 4) every frame. Hot set plus pool is the working

@@ -1260,7 +1260,34 @@ TEST_F(eviction, buffers_that_allow_gtt_fall_back_to_it_when_vram_is_full)
 	EXPECT_EQ(0, bo_wait_all(self->fd, handles, 2));
 	ASSERT_EQ(0, get_stats(self->fd, &stats));
 	EXPECT_EQ(0ULL, stats.failed_submits);
-	EXPECT_GE(self->dev.vram_size, stats.bytes_moved_to_vram);
+	/* One of them in VRAM, the other, which cannot evict it, in GTT. */
+	EXPECT_EQ(size, stats.bytes_moved_to_vram);
+}
+
+/*
+ * A buffer that allows GTT still prefers VRAM: it evicts another client's
+ * idle buffers before it falls back.
+ */
+TEST_F(eviction, buffers_that_allow_gtt_evict_idle_ones_before_falling_back)
+{
+	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
+	struct drm_vttm_stats stats;
+	__u32 idle, h;
+	int other;
+
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bo_create(other, size, VTTM_PLACE_VRAM, &idle));
+	ASSERT_EQ(0, submit(other, &idle, 1));
+	ASSERT_EQ(0, bo_wait(other, idle));
+
+	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_BOTH, &h));
+	EXPECT_EQ(0, submit(self->fd, &h, 1));
+	EXPECT_EQ(0, bo_wait(self->fd, h));
+	ASSERT_EQ(0, get_stats(self->fd, &stats));
+	EXPECT_EQ(size, stats.bytes_moved_to_vram);
+	EXPECT_LT(0ULL, stats.bytes_evicted_by);
+	close(other);
 }
 
 TEST_F(eviction, least_recently_used_client_is_evicted_first)
