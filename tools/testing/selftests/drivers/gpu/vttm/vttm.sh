@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run vttm_test with the vttm module loaded at sizes a test machine or a
+# small virtual machine can hold, then unload it again. A vttm that is
+# already loaded (built in, or loaded by a harness) is used as it is.
+#
+# Usage: vttm.sh [vram_size [gtt_size]]
+#   sizes in bytes; 64 MiB of VRAM and 128 MiB of GTT by default.
+
+ksft_skip=4
+vram_size=${1:-67108864}
+gtt_size=${2:-134217728}
+loaded_here=
+
+if [ ! -d /sys/module/vttm ]; then
+	if ! modprobe -q vttm vram_size="$vram_size" gtt_size="$gtt_size"; then
+		echo "vttm.sh: cannot load vttm; is CONFIG_DRM_VTTM=m set?"
+		exit $ksft_skip
+	fi
+	loaded_here=1
+fi
+
+./vttm_test
+rc=$?
+
+if [ -n "$loaded_here" ] && ! modprobe -q -r vttm; then
+	echo "vttm.sh: cannot unload vttm"
+	[ $rc -ne 0 ] || rc=1
+fi
+exit $rc
