@@ -75,6 +75,10 @@ expect clean pass '2 passed, 0 failed, 2 skipped'
 	echo "FAIL clean: the last line is not the summary"
 	failures=$((failures + 1))
 }
+# A kselftest_harness program that passes with one test skipped inside:
+# its tests count one by one, and the skip as a skip, not as a pass.
+expect selftest-skips-inside pass '4 passed, 0 failed, 3 skipped' \
+	'after=^ok 1 test_a:# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:1 error:0'
 expect panic fail 'splat line(s)' \
 	'drop=BOOT-DONE|reboot:' \
 	'after=test_a rc=0:[    5.0] Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b'

@@ -77,13 +77,7 @@ static void drm_exec_drop_prelocked(struct drm_exec *exec)
 /* Unlock all objects and drop references */
 static void drm_exec_unlock_all(struct drm_exec *exec)
 {
-	struct drm_gem_object *obj;
-
-	drm_exec_for_each_locked_object_reverse(exec, obj) {
-		dma_resv_unlock(obj->resv);
-		drm_gem_object_put(obj);
-	}
-
+	drm_exec_unlock_since(exec, 0);
 	drm_exec_drop_prelocked(exec);
 }
 
@@ -162,7 +156,6 @@ bool drm_exec_cleanup(struct drm_exec *exec)
 	}
 
 	drm_exec_unlock_all(exec);
-	exec->num_objects = 0;
 	return true;
 }
 EXPORT_SYMBOL(drm_exec_cleanup);

@@ -1383,6 +1383,7 @@ TEST_F_TIMEOUT(eviction,
 	__u64 start, elapsed, pingpongs;
 	struct drm_vttm_stats stats;
 	__u32 fx[2], fy[2];
+	bool x_checked;
 
 	ASSERT_EQ(0, bo_create(self->fd, filler, VTTM_PLACE_VRAM, &fx[0]));
 	ASSERT_EQ(0, bo_create(self->fd, page, VTTM_PLACE_VRAM, &fx[1]));
@@ -1401,12 +1402,10 @@ TEST_F_TIMEOUT(eviction,
 	ASSERT_EQ(0, get_stats(self->fd, &stats));
 	EXPECT_EQ(2ULL, stats.evictions);
 	EXPECT_EQ(2 * page, stats.bytes_evicted_from);
-	if (elapsed < NSEC_PER_SEC / 10 * 9) {
+	/* Too slow a machine leaves x's return unchecked: said below. */
+	x_checked = elapsed < NSEC_PER_SEC / 10 * 9;
+	if (x_checked)
 		EXPECT_EQ(1ULL, stats.pingpongs);
-	} else {
-		TH_LOG("x took %llu ms to come back: not checking pingpongs",
-		       (unsigned long long)(elapsed / NSEC_PER_MSEC));
-	}
 
 	/* y was evicted just now: bring it back well over a second later. */
 	pingpongs = stats.pingpongs;
@@ -1416,6 +1415,9 @@ TEST_F_TIMEOUT(eviction,
 	ASSERT_EQ(0, get_stats(self->fd, &stats));
 	EXPECT_EQ(3ULL, stats.evictions);
 	EXPECT_EQ(pingpongs, stats.pingpongs);
+	if (!x_checked)
+		SKIP(return, "x took %llu ms to come back: its ping-pong not checked",
+		     (unsigned long long)(elapsed / NSEC_PER_MSEC));
 }
 
 /* ------------------------------------------------------------------ */
