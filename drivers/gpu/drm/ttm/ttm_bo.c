@@ -356,6 +356,15 @@ static int ttm_bo_bounce_temp_buffer(struct ttm_buffer_object *bo,
 	return 0;
 }
 
+/*
+ * A signal, or contention the caller backs off from, ends an eviction with
+ * nothing to report.
+ */
+static bool ttm_bo_evict_error_is_expected(int ret)
+{
+	return ret == -ERESTARTSYS || ret == -EINTR || ret == -EDEADLK;
+}
+
 static int ttm_bo_evict(struct ttm_buffer_object *bo,
 			struct ttm_operation_ctx *ctx)
 {
@@ -385,7 +394,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 
 	ret = ttm_bo_mem_space(bo, &placement, &evict_mem, ctx);
 	if (ret) {
-		if (ret != -ERESTARTSYS && ret != -EINTR && ret != -EDEADLK) {
+		if (!ttm_bo_evict_error_is_expected(ret)) {
 			pr_err("Failed to find memory space for buffer 0x%p eviction\n",
 			       bo);
 			ttm_bo_mem_space_debug(bo, &placement);
@@ -403,7 +412,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 
 	if (ret) {
 		ttm_resource_free(bo, &evict_mem);
-		if (ret != -ERESTARTSYS && ret != -EINTR && ret != -EDEADLK)
+		if (!ttm_bo_evict_error_is_expected(ret))
 			pr_err("Buffer eviction failed\n");
 	}
 out:

@@ -703,20 +703,29 @@ TEST_F(uapi, create_as_large_as_its_placement_succeeds)
 		EXPECT_EQ(0, bo_create(self->fd, gtt, VTTM_PLACE_GTT, &h));
 }
 
+/* BO_CREATE with any one bit of @field set fails with -EINVAL. */
+static void create_rejects_each_bit(struct __test_metadata *_metadata,
+				    int fd, struct drm_vttm_bo_create *args,
+				    __u32 *field, const char *name)
+{
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		*field = 1U << bit;
+		EXPECT_REJECTED(fd, -EINVAL, bo_create_args(fd, args),
+				"%s 0x%x", name, *field);
+	}
+}
+
 TEST_F(uapi, create_with_unknown_flags_is_einval)
 {
 	struct drm_vttm_bo_create args = {
 		.size = self->dev.page_size,
 		.placements = VTTM_PLACE_BOTH,
 	};
-	unsigned int bit;
 
-	for (bit = 0; bit < 32; bit++) {
-		args.flags = 1U << bit;
-		EXPECT_REJECTED(self->fd, -EINVAL,
-				bo_create_args(self->fd, &args),
-				"flags 0x%x", args.flags);
-	}
+	create_rejects_each_bit(_metadata, self->fd, &args, &args.flags,
+				"flags");
 }
 
 TEST_F(uapi, create_with_nonzero_pad_is_einval)
@@ -725,14 +734,8 @@ TEST_F(uapi, create_with_nonzero_pad_is_einval)
 		.size = self->dev.page_size,
 		.placements = VTTM_PLACE_BOTH,
 	};
-	unsigned int bit;
 
-	for (bit = 0; bit < 32; bit++) {
-		args.pad = 1U << bit;
-		EXPECT_REJECTED(self->fd, -EINVAL,
-				bo_create_args(self->fd, &args),
-				"pad 0x%x", args.pad);
-	}
+	create_rejects_each_bit(_metadata, self->fd, &args, &args.pad, "pad");
 }
 
 TEST_F(uapi, create_without_placements_is_einval)
