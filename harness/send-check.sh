@@ -81,7 +81,7 @@ for dir in "${dirs[@]}"; do
 		echo "series/$name: the cover letter has git's template subject or text; write them into series/$name/0000-cover-letter.patch" >&2
 		fail=1
 	elif ! (cd "$BUILD" && git send-email --dry-run --confirm=never --no-validate \
-		--suppress-cc=all --to-cover --cc-cover --from="$self" \
+		--suppress-cc=self --to-cover --cc-cover --from="$self" \
 		"$cover" "${patches[@]}") >"$log" 2>&1; then
 		echo "series/$name: git send-email --dry-run failed; see $log" >&2
 		fail=1

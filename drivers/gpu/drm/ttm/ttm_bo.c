@@ -1672,6 +1672,20 @@ int ttm_bo_populate(struct ttm_buffer_object *bo,
 }
 EXPORT_SYMBOL(ttm_bo_populate);
 
+/**
+ * ttm_bo_setup_export() - Give a BO its backing pages before it is exported
+ * @bo: The buffer object
+ * @ctx: The ttm_operation_ctx governing the operation.
+ *
+ * Populate the BO's TT if its resource sits in a memory type whose manager
+ * uses a TT, so that the exporter, not an importer, pays for the pages. A
+ * BO in VRAM is left alone, even if the driver kept an unpopulated TT
+ * behind it: filling that TT would take host pages that nothing reads. So
+ * is a BO without a resource. An importer that needs system pages makes
+ * the exporter migrate the BO into a TT placement, which populates it then.
+ *
+ * Return: 0 if successful, negative error code on failure.
+ */
 int ttm_bo_setup_export(struct ttm_buffer_object *bo,
 			struct ttm_operation_ctx *ctx)
 {
@@ -1681,7 +1695,9 @@ int ttm_bo_setup_export(struct ttm_buffer_object *bo,
 	if (ret != 0)
 		return ret;
 
-	ret = ttm_bo_populate(bo, ctx);
+	if (bo->resource &&
+	    ttm_manager_type(bo->bdev, bo->resource->mem_type)->use_tt)
+		ret = ttm_bo_populate(bo, ctx);
 	ttm_bo_unreserve(bo);
 	return ret;
 }

@@ -147,7 +147,8 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	struct vttm_bo *bo;
 	int ret;
 
-	if (args->flags || args->pad || !args->size || !args->placements ||
+	if ((args->flags & ~VTTM_BO_DEFER_BACKING) || args->pad || !args->size ||
+	    !args->placements ||
 	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT))
 		return -EINVAL;
 
@@ -157,7 +158,7 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 		return -E2BIG;
 
 	bo = vttm_bo_create(file->driver_priv, PAGE_ALIGN(args->size),
-			    args->placements);
+			    args->placements, args->flags);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 
@@ -502,7 +503,8 @@ static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
  * @minor: The primary minor of the device.
  *
  * exec_eviction, a bool, switches exec-aware eviction on and off; vram_mm
- * shows the buddy allocator of VRAM.
+ * shows the buddy allocator of VRAM; host_memory the host pages behind the
+ * device's buffers.
  */
 static void vttm_debugfs_init(struct drm_minor *minor)
 {
@@ -513,6 +515,8 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
 							     TTM_PL_VRAM),
 					    minor->debugfs_root, "vram_mm");
+	ttm_pool_create_host_memory_debugfs(&vdev->ttm.pool,
+					    minor->debugfs_root);
 }
 
 static const struct file_operations vttm_fops = {

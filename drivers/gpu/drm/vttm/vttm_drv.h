@@ -107,6 +107,7 @@ struct vttm_client {
  * @tbo: The TTM buffer object.
  * @client: The client that created it.
  * @placements: VTTM_PLACE_* mask of where it may live.
+ * @flags: VTTM_BO_* creation flags.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
  * @job: The client's job that last placed it.
  */
@@ -114,6 +115,7 @@ struct vttm_bo {
 	struct ttm_buffer_object tbo;
 	struct vttm_client *client;
 	u32 placements;
+	u32 flags;
 	unsigned long evicted_at;
 	u64 job;
 };
@@ -167,7 +169,7 @@ int vttm_ttm_init(struct vttm_device *vdev);
 void vttm_ttm_fini(struct vttm_device *vdev);
 
 struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
-			       u32 placements);
+			       u32 placements, u32 flags);
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		     struct drm_exec *exec);
 void vttm_bo_detach(struct vttm_bo *bo);

@@ -4,6 +4,7 @@
  */
 
 #include <linux/cgroup_dmem.h>
+#include <linux/dma-buf.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -11,6 +12,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
+#include <drm/drm_prime.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_range_manager.h>
 #include <drm/ttm/ttm_tt.h>
@@ -157,7 +159,8 @@ static void vttm_account_move(struct vttm_bo *bo, u32 old_type, u32 new_type)
  * Copies with the CPU, page by page: VRAM through its buddy blocks, system
  * memory and GTT through the buffer's pages. A buffer whose pages were never
  * populated has nothing to copy: its VRAM is cleared instead, unless it did
- * not ask for zeroed pages, as ttm_bo_move_memcpy() does.
+ * not ask for zeroed pages, as ttm_bo_move_memcpy() does. A buffer created
+ * with %VTTM_BO_DEFER_BACKING keeps its empty TT then, as xe's clear does.
  *
  * Return: 0, or a negative errno if the buffer's pages cannot be populated.
  */
@@ -186,6 +189,11 @@ static int vttm_bo_copy(struct ttm_buffer_object *tbo,
 		clear = !tt || !ttm_tt_is_populated(tt);
 		if (!clear || !tt || tt->page_flags & TTM_TT_FLAG_ZERO_ALLOC)
 			ttm_move_memcpy(clear, PFN_UP(new_mem->size), dst, src);
+		if (clear && tt &&
+		    ttm_to_vttm_bo(tbo)->flags & VTTM_BO_DEFER_BACKING) {
+			ttm_bo_move_null(tbo, new_mem);
+			return 0;
+		}
 	} else {
 		ret = ttm_bo_populate(tbo, ctx);
 		if (ret)
@@ -403,17 +411,53 @@ static void vttm_gem_free(struct drm_gem_object *obj)
 }
 
 /**
- * vttm_gem_export - &drm_gem_object_funcs.export: refuse to share buffers
+ * vttm_dmabuf_attach - &dma_buf_ops.attach: refuse every importer
+ * @dma_buf: A dma-buf of vttm.
+ * @attach: The attachment.
+ *
+ * vttm exports buffers to show what an export costs the exporter. No other
+ * device may map its memory: its jobs do not fence for outside users.
+ *
+ * Return: -EOPNOTSUPP.
+ */
+static int vttm_dmabuf_attach(struct dma_buf *dma_buf,
+			      struct dma_buf_attachment *attach)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct dma_buf_ops vttm_dmabuf_ops = {
+	.attach = vttm_dmabuf_attach,
+	.map_dma_buf = drm_gem_map_dma_buf,
+	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+};
+
+/**
+ * vttm_gem_export - &drm_gem_object_funcs.export: export a buffer
  * @obj: The buffer.
  * @flags: Flags of the dma-buf.
  *
- * A buffer shared with another driver could outlive the module's code.
+ * Sets the buffer up as xe, amdgpu and nouveau do, with
+ * ttm_bo_setup_export(), which gives a buffer in a TT placement its pages.
+ * The dma-buf holds the module while it is open.
  *
- * Return: ERR_PTR(-EOPNOTSUPP).
+ * Return: The dma-buf, or an ERR_PTR().
  */
 static struct dma_buf *vttm_gem_export(struct drm_gem_object *obj, int flags)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct dma_buf *buf;
+	int ret;
+
+	ret = ttm_bo_setup_export(&to_vttm_bo(obj)->tbo, &ctx);
+	if (ret)
+		return ERR_PTR(ret);
+
+	buf = drm_gem_prime_export(obj, flags);
+	if (!IS_ERR(buf))
+		buf->ops = &vttm_dmabuf_ops;
+	return buf;
 }
 
 static const struct drm_gem_object_funcs vttm_gem_funcs = {
@@ -428,11 +472,12 @@ static const struct drm_gem_object_funcs vttm_gem_funcs = {
  * @client: The client creating it.
  * @size: Size in bytes, page aligned.
  * @placements: VTTM_PLACE_* mask of where it may live.
+ * @flags: VTTM_BO_* creation flags.
  *
  * Return: The buffer, with one GEM reference, or an ERR_PTR().
  */
 struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
-			       u32 placements)
+			       u32 placements, u32 flags)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_placement placement = {
@@ -450,6 +495,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	bo->tbo.base.funcs = &vttm_gem_funcs;
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
 	bo->placements = placements;
+	bo->flags = flags;
 	kref_get(&client->ref);
 	bo->client = client;
 

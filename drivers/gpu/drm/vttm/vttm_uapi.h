@@ -26,6 +26,9 @@
  * buffer's jobs, and DRM_IOCTL_VTTM_STATS reports what the client's jobs
  * cost in migrations and failures.
  *
+ * A client may export a buffer as a dma-buf (DRM_IOCTL_PRIME_HANDLE_TO_FD),
+ * to see what exporting costs the exporter; no importer can attach to it.
+ *
  * Arguments are checked before anything changes: an ioctl that fails on
  * its arguments has no effect.
  */
@@ -49,6 +52,13 @@
 /* The buffer may live in GTT. */
 #define VTTM_PLACE_GTT		0x2
 
+/*
+ * Create the buffer as xe does with DRM_XE_GEM_CREATE_FLAG_DEFER_BACKING: in
+ * system memory with no pages. Its first move into VRAM only clears the
+ * VRAM, and keeps the buffer's empty TT behind it, as xe's clear does.
+ */
+#define VTTM_BO_DEFER_BACKING	0x1
+
 /* The most buffers one job may use. */
 #define VTTM_SUBMIT_MAX_BOS	1024
 /* The longest a job may run: one second. */
@@ -60,7 +70,7 @@
  *	than any placement the buffer may live in.
  * @placements: In: VTTM_PLACE_* mask of where the buffer may live. A job
  *	prefers VRAM when it is allowed.
- * @flags: In: must be 0.
+ * @flags: In: 0 or %VTTM_BO_DEFER_BACKING.
  * @handle: Out: the GEM handle of the new buffer.
  * @pad: In: must be 0.
  *

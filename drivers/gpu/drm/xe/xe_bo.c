@@ -38,6 +38,7 @@
 #include "xe_tile.h"
 #include "xe_trace_bo.h"
 #include "xe_ttm_stolen_mgr.h"
+#include "xe_ttm_sys_mgr.h"
 #include "xe_vm.h"
 #include "xe_vram_types.h"
 
@@ -1032,7 +1033,8 @@ static int xe_ttm_bo_purge(struct ttm_buffer_object *ttm_bo, struct ttm_operatio
 
 	xe_bo_assert_held(bo);
 
-	if (!ttm_bo->ttm)
+	/* A BO in VRAM has no TT; purging it frees its VRAM. */
+	if (!ttm_bo->resource)
 		return 0;
 
 	if (!xe_bo_madv_is_dontneed(bo))
@@ -1060,6 +1062,28 @@ static int xe_ttm_bo_purge(struct ttm_buffer_object *ttm_bo, struct ttm_operatio
 	xe_bo_set_purgeable_state(bo, XE_MADV_PURGEABLE_PURGED);
 
 	return 0;
+}
+
+/*
+ * A move into VRAM that only clears the BO, or finds nothing to copy, ends
+ * in ttm_bo_move_null(), which keeps the BO's TT. That TT holds no pages:
+ * drop it, as TTM's copying moves into VRAM do, so that no VRAM BO carries
+ * a stale ZERO_ALLOC TT for an export or a shrinker to trip over. A later
+ * move out of VRAM creates a TT anew.
+ */
+static void xe_bo_drop_empty_tt(struct ttm_buffer_object *ttm_bo)
+{
+	struct ttm_tt *tt = ttm_bo->ttm;
+
+	if (!tt || !ttm_bo->resource ||
+	    !mem_type_is_vram(ttm_bo->resource->mem_type))
+		return;
+
+	/* Swapped covers backed up: both hold data elsewhere. */
+	if (ttm_tt_is_populated(tt) || ttm_tt_is_swapped(tt))
+		return;
+
+	ttm_bo_tt_destroy(ttm_bo);
 }
 
 static int xe_bo_move(struct ttm_buffer_object *ttm_bo, bool evict,
@@ -1306,6 +1330,9 @@ out:
 		xe_tt_unmap_sg(xe, ttm_bo->ttm);
 	}
 
+	if (!ret)
+		xe_bo_drop_empty_tt(ttm_bo);
+
 	return ret;
 }
 
@@ -1351,6 +1378,10 @@ static bool
 xe_bo_eviction_valuable(struct ttm_buffer_object *bo, const struct ttm_place *place)
 {
 	struct drm_gpuvm_bo *vm_bo;
+
+	/* Evicting an import of peer VRAM from TT frees no memory or budget. */
+	if (xe_ttm_sys_mgr_is_peer_import(bo->resource))
+		return false;
 
 	if (!ttm_bo_eviction_valuable(bo, place))
 		return false;

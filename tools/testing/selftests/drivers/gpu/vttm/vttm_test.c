@@ -222,19 +222,25 @@ static int vttm_open(const struct vttm_dev *dev)
 }
 
 /*
- * The debugfs file that switches exec-aware eviction on and off, found
- * through the minor of the device's node: 0, or -errno if it is not there.
+ * The path of one of the device's debugfs files, found through the minor
+ * of the device's node: 0, or -errno if it cannot be accessed with @mode.
  */
-static int exec_eviction_knob(const struct vttm_dev *dev, char *path,
-			      size_t size)
+static int debugfs_file(const struct vttm_dev *dev, const char *name,
+			int mode, char *path, size_t size)
 {
 	struct stat st;
 
 	if (stat(dev->path, &st))
 		return -errno;
-	snprintf(path, size, "%s/%u/exec_eviction", DRI_DEBUGFS,
-		 minor(st.st_rdev));
-	return access(path, R_OK | W_OK) ? -errno : 0;
+	snprintf(path, size, "%s/%u/%s", DRI_DEBUGFS, minor(st.st_rdev), name);
+	return access(path, mode) ? -errno : 0;
+}
+
+/* The debugfs file that switches exec-aware eviction on and off. */
+static int exec_eviction_knob(const struct vttm_dev *dev, char *path,
+			      size_t size)
+{
+	return debugfs_file(dev, "exec_eviction", R_OK | W_OK, path, size);
 }
 
 /* @size rounded down to a whole number of pages. */
@@ -253,11 +259,13 @@ static int bo_create_args(int fd, struct drm_vttm_bo_create *args)
 	return vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, args);
 }
 
-static int bo_create(int fd, __u64 size, __u32 placements, __u32 *handle)
+static int bo_create_flags(int fd, __u64 size, __u32 placements,
+			   __u32 flags, __u32 *handle)
 {
 	struct drm_vttm_bo_create args = {
 		.size = size,
 		.placements = placements,
+		.flags = flags,
 	};
 	int ret;
 
@@ -265,6 +273,11 @@ static int bo_create(int fd, __u64 size, __u32 placements, __u32 *handle)
 	if (!ret)
 		*handle = args.handle;
 	return ret;
+}
+
+static int bo_create(int fd, __u64 size, __u32 placements, __u32 *handle)
+{
+	return bo_create_flags(fd, size, placements, 0, handle);
 }
 
 static int submit_args(int fd, struct drm_vttm_submit *args)
@@ -703,14 +716,16 @@ TEST_F(uapi, create_as_large_as_its_placement_succeeds)
 		EXPECT_EQ(0, bo_create(self->fd, gtt, VTTM_PLACE_GTT, &h));
 }
 
-/* BO_CREATE with any one bit of @field set fails with -EINVAL. */
+/* BO_CREATE with any one bit of @field but @valid set fails with -EINVAL. */
 static void create_rejects_each_bit(struct __test_metadata *_metadata,
 				    int fd, struct drm_vttm_bo_create *args,
-				    __u32 *field, const char *name)
+				    __u32 *field, __u32 valid, const char *name)
 {
 	unsigned int bit;
 
 	for (bit = 0; bit < 32; bit++) {
+		if (valid & 1U << bit)
+			continue;
 		*field = 1U << bit;
 		EXPECT_REJECTED(fd, -EINVAL, bo_create_args(fd, args),
 				"%s 0x%x", name, *field);
@@ -725,7 +740,7 @@ TEST_F(uapi, create_with_unknown_flags_is_einval)
 	};
 
 	create_rejects_each_bit(_metadata, self->fd, &args, &args.flags,
-				"flags");
+				VTTM_BO_DEFER_BACKING, "flags");
 }
 
 TEST_F(uapi, create_with_nonzero_pad_is_einval)
@@ -735,7 +750,8 @@ TEST_F(uapi, create_with_nonzero_pad_is_einval)
 		.placements = VTTM_PLACE_BOTH,
 	};
 
-	create_rejects_each_bit(_metadata, self->fd, &args, &args.pad, "pad");
+	create_rejects_each_bit(_metadata, self->fd, &args, &args.pad, 0,
+				"pad");
 }
 
 TEST_F(uapi, create_without_placements_is_einval)
@@ -1131,6 +1147,213 @@ TEST_F(uapi, fdinfo_shows_where_the_buffers_are)
 					"drm-resident-gtt"));
 	EXPECT_EQ(5 * page, fdinfo_size(_metadata, self->fd,
 					"drm-resident-system"));
+}
+
+/* ------------------------------------------------------------------ */
+/* What an export costs the exporter in host memory                   */
+/* ------------------------------------------------------------------ */
+
+static int prime_export(int fd, __u32 handle, int *dmabuf)
+{
+	struct drm_prime_handle args = {
+		.handle = handle,
+		.flags = DRM_CLOEXEC,
+	};
+	int ret;
+
+	ret = vttm_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &args);
+	if (!ret)
+		*dmabuf = args.fd;
+	return ret;
+}
+
+/* The device's host_memory debugfs file: populated_bytes, or -errno. */
+static int host_memory(const struct vttm_dev *dev, __u64 *bytes)
+{
+	char path[96], buf[64];
+	const char *key = "populated_bytes: ";
+	ssize_t len;
+	int ret;
+
+	ret = debugfs_file(dev, "host_memory", R_OK, path, sizeof(path));
+	if (ret)
+		return ret;
+	len = read_text(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	if (strncmp(buf, key, strlen(key)))
+		return -EINVAL;
+	return parse_u64(buf + strlen(key), bytes);
+}
+
+/*
+ * host_memory once it has stopped moving: buffers that earlier tests freed
+ * may still be on their way out, released by TTM's delayed destroy.
+ */
+static int host_memory_settled(const struct vttm_dev *dev, __u64 *bytes)
+{
+	__u64 last;
+	int i, ret;
+
+	ret = host_memory(dev, &last);
+	for (i = 0; !ret && i < 100; i++) {
+		usleep(10000);
+		ret = host_memory(dev, bytes);
+		if (!ret && *bytes == last)
+			return 0;
+		last = *bytes;
+	}
+	return ret ? ret : -ETIME;
+}
+
+/*
+ * nr_gpu_active of /proc/vmstat in bytes: TTM's pool pages of every device
+ * together. Folding the per-CPU deltas in first (root only) makes it exact;
+ * otherwise it lags by up to a few hundred pages per CPU.
+ */
+static __s64 gpu_active_bytes(struct __test_metadata *_metadata,
+			      const struct vttm_dev *dev)
+{
+	char buf[16384], *line;
+	ssize_t len;
+
+	write_text("/proc/sys/vm/stat_refresh", "1");
+	len = read_text("/proc/vmstat", buf, sizeof(buf));
+	EXPECT_LT(0, len);
+	line = strstr(buf, "\nnr_gpu_active ");
+	if (!line)
+		return -1;
+	return strtoll(line + strlen("\nnr_gpu_active "), NULL, 10) *
+	       (__s64)dev->page_size;
+}
+
+FIXTURE(export)
+{
+	struct vttm_dev dev;
+	__u64 size;
+	int fd;
+};
+
+FIXTURE_SETUP(export)
+{
+	__u64 bytes;
+	int ret;
+
+	self->fd = -1;
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret);
+	ret = host_memory(&self->dev, &bytes);
+	if (ret)
+		SKIP(return, "no host_memory in debugfs: %s", strerror(-ret));
+
+	/* Big enough to stand out of nr_gpu_active's per-CPU slack. */
+	self->size = pages_down(&self->dev, self->dev.vram_size / 4);
+	if (self->size < 1024 * self->dev.page_size)
+		SKIP(return, "a quarter of vram_size %llu is below 1024 pages",
+		     (unsigned long long)self->dev.vram_size);
+
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(export)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * The pattern of compute-runtime #968 on xe: a buffer created with deferred
+ * backing, cleared into VRAM by its first job, which keeps its empty TT,
+ * then exported. The export must not fill that TT from host memory.
+ */
+TEST_F(export, of_a_buffer_cleared_into_vram_takes_no_host_memory)
+{
+	__s64 active_before, active_after;
+	__u64 host_before, host_after;
+	int dmabuf = -1;
+	__u32 bo;
+
+	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_VRAM,
+				     VTTM_BO_DEFER_BACKING, &bo));
+	ASSERT_EQ(0, submit(self->fd, &bo, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, bo));
+	ASSERT_EQ(self->size, fdinfo_size(_metadata, self->fd,
+					  "drm-resident-vram"));
+
+	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	active_before = gpu_active_bytes(_metadata, &self->dev);
+	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
+	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
+	active_after = gpu_active_bytes(_metadata, &self->dev);
+
+	EXPECT_EQ(host_before, host_after)
+		TH_LOG("the export populated %llu bytes behind a VRAM buffer",
+		       (unsigned long long)(host_after - host_before));
+	/* Another GPU of the machine may allocate meanwhile: half is slack. */
+	if (active_before >= 0)
+		EXPECT_GT((__s64)self->size / 2, active_after - active_before)
+			TH_LOG("nr_gpu_active grew by %lld bytes",
+			       (long long)(active_after - active_before));
+	EXPECT_EQ(self->size, fdinfo_size(_metadata, self->fd,
+					  "drm-resident-vram"));
+	close(dmabuf);
+}
+
+/*
+ * The control: a deferred buffer still in system memory is given its pages
+ * by its export, so the witness above sees an export that allocates.
+ */
+TEST_F(export, of_a_buffer_in_system_memory_populates_it)
+{
+	__u64 host_before, host_after;
+	int dmabuf = -1;
+	__u32 bo;
+
+	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_BOTH,
+				     VTTM_BO_DEFER_BACKING, &bo));
+	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
+	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
+	EXPECT_EQ(self->size, host_after - host_before);
+
+	/*
+	 * The pages go with the buffer's last reference, the dma-buf's, at
+	 * once or, if TTM defers the release, soon after.
+	 */
+	ASSERT_EQ(0, gem_close(self->fd, bo));
+	close(dmabuf);
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(0, host_memory(&self->dev, &host_after));
+		if (host_after == host_before)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(host_before, host_after);
+}
+
+/*
+ * vttm imports nothing: DRM refuses a dma-buf that the exporting client
+ * does not hold a handle to, as vttm has no gem_prime_import_sg_table.
+ */
+TEST_F(export, import_by_another_client_is_einval)
+{
+	struct drm_prime_handle args = { .flags = DRM_CLOEXEC };
+	int dmabuf = -1, other;
+	__u32 bo;
+
+	ASSERT_EQ(0, bo_create(self->fd, self->dev.page_size,
+			       VTTM_PLACE_BOTH, &bo));
+	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
+	other = vttm_open(&self->dev);
+	ASSERT_LE(0, other);
+	args.fd = dmabuf;
+	EXPECT_EQ(-EINVAL, vttm_ioctl(other, DRM_IOCTL_PRIME_FD_TO_HANDLE,
+				      &args));
+	close(other);
+	close(dmabuf);
 }
 
 /*
