@@ -1617,6 +1617,13 @@ s64 ttm_bo_swapout(struct ttm_device *bdev, struct ttm_operation_ctx *ctx,
 }
 EXPORT_SYMBOL_FOR_TESTS_ONLY(ttm_bo_swapout);
 
+/**
+ * ttm_bo_tt_destroy() - Free a buffer object's TT and its pages
+ * @bo: The buffer object, reserved.
+ *
+ * A driver whose move leaves the BO in a memory type that uses no TT may
+ * call this to drop a TT it kept, as TTM's copying moves do.
+ */
 void ttm_bo_tt_destroy(struct ttm_buffer_object *bo)
 {
 	if (bo->ttm == NULL)
@@ -1626,6 +1633,7 @@ void ttm_bo_tt_destroy(struct ttm_buffer_object *bo)
 	ttm_tt_destroy(bo->bdev, bo->ttm);
 	bo->ttm = NULL;
 }
+EXPORT_SYMBOL(ttm_bo_tt_destroy);
 
 /**
  * ttm_bo_populate() - Ensure that a buffer object has backing pages
