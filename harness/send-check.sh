@@ -29,8 +29,10 @@ mkdir -p "$BUILD"
 
 maintainers() {
 	# A fixed hash seed keeps the order, and so the cover letter, stable.
+	# --no-fixes: the authors of a Fixes: commit come from git history,
+	# which the base (a tarball) does not have; name them in the patch.
 	(cd "$TREE" && PERL_HASH_SEED=0 perl scripts/get_maintainer.pl --no-git \
-		--no-git-fallback --no-rolestats "$@" "${patches[@]}") |
+		--no-git-fallback --no-rolestats --no-fixes "$@" "${patches[@]}") |
 		grep -vF "$PROJECT_EMAIL" || true
 }
 
