@@ -1907,4 +1907,175 @@ TEST_F_TIMEOUT(contention, without_exec_eviction_failed_jobs_are_reported,
 	EXPECT_LT(0ULL, sum.enomem);
 }
 
+/* ------------------------------------------------------------------ */
+/* The dmem cgroup controller: vttm's VRAM region                     */
+/* ------------------------------------------------------------------ */
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+/*
+ * vttm's VRAM region of the dmem controller: the "drm/<device>/vram0" line
+ * of the root's dmem.capacity with vttm's VRAM size; -ENOENT if none.
+ */
+static int dmem_region(const struct vttm_dev *dev, char *name, size_t size)
+{
+	char buf[4096], *line, *save;
+
+	if (read_text(CGROUP_ROOT "/dmem.capacity", buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long bytes;
+		char region[128];
+		size_t len;
+
+		if (sscanf(line, "%127s %llu", region, &bytes) != 2)
+			continue;
+		len = strlen(region);
+		if (bytes == dev->vram_size && !strncmp(region, "drm/", 4) &&
+		    len > 6 && !strcmp(region + len - 6, "/vram0")) {
+			snprintf(name, size, "%s", region);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* @file's value for @region in cgroup @cg; UINT64_MAX if it shows none. */
+static __u64 dmem_value(const char *cg, const char *file, const char *region)
+{
+	char path[PATH_MAX], buf[4096], *line;
+	size_t len = strlen(region);
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return UINT64_MAX;
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, region, len) && line[len] == ' ')
+			return strtoull(line + len + 1, NULL, 10);
+	}
+	return UINT64_MAX;
+}
+
+/* Each test runs in a cgroup of its own, which its allocations charge. */
+FIXTURE(dmem)
+{
+	struct vttm_dev dev;
+	char region[128];
+	char cg[PATH_MAX];
+	bool entered;
+	int fd;
+};
+
+FIXTURE_SETUP(dmem)
+{
+	char pid[32], procs[PATH_MAX];
+	int ret;
+
+	self->fd = -1;
+	self->cg[0] = '\0';
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret);
+	/* The root shows dmem.capacity once dmem is enabled below it. */
+	write_text(CGROUP_ROOT "/cgroup.subtree_control", "+dmem");
+	if (dmem_region(&self->dev, self->region, sizeof(self->region)))
+		SKIP(return, "no region of %llu bytes in %s/dmem.capacity",
+		     (unsigned long long)self->dev.vram_size, CGROUP_ROOT);
+
+	snprintf(self->cg, sizeof(self->cg), "%s/vttm_dmem_%d", CGROUP_ROOT,
+		 getpid());
+	ASSERT_EQ(0, mkdir(self->cg, 0755)) TH_LOG("mkdir %s: %s", self->cg,
+						   strerror(errno));
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", self->cg);
+	ASSERT_EQ(0, write_text(procs, pid));
+	self->entered = true;
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(dmem)
+{
+	char pid[32];
+
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->entered) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		write_text(CGROUP_ROOT "/cgroup.procs", pid);
+	}
+	if (self->cg[0])
+		rmdir(self->cg);
+}
+
+/* dmem.current of the test's cgroup, polled until it is @want or 1 s. */
+static __u64 dmem_current_settles(const char *cg, const char *region,
+				  __u64 want)
+{
+	__u64 val = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		val = dmem_value(cg, "dmem.current", region);
+		if (val == want)
+			break;
+		usleep(10000);
+	}
+	return val;
+}
+
+/*
+ * A client's VRAM is charged to the cgroup of the task that placed it, and
+ * uncharged, back to 0, once the buffer is gone; dmem.peak keeps the high
+ * mark.
+ */
+TEST_F(dmem, vram_is_charged_to_the_cgroup_until_freed)
+{
+	__u64 size = 16 * self->dev.page_size;
+	__u32 bo;
+
+	ASSERT_EQ(0ULL, dmem_value(self->cg, "dmem.current", self->region));
+	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_VRAM, &bo));
+	ASSERT_EQ(0, submit(self->fd, &bo, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, bo));
+	EXPECT_EQ(size, dmem_value(self->cg, "dmem.current", self->region));
+	EXPECT_LE(size, dmem_value(self->cg, "dmem.peak", self->region));
+
+	ASSERT_EQ(0, gem_close(self->fd, bo));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(0ULL, dmem_current_settles(self->cg, self->region, 0));
+	EXPECT_LE(size, dmem_value(self->cg, "dmem.peak", self->region));
+}
+
+/*
+ * A job whose buffer does not fit under the cgroup's dmem.max fails with
+ * -ENOMEM and leaves nothing charged; once the limit is raised it runs.
+ */
+TEST_F(dmem, job_over_the_cgroups_dmem_max_fails_and_charges_nothing)
+{
+	__u64 size = 16 * self->dev.page_size;
+	char path[PATH_MAX], limit[192];
+	__u32 bo;
+
+	snprintf(path, sizeof(path), "%s/dmem.max", self->cg);
+	snprintf(limit, sizeof(limit), "%s %llu", self->region,
+		 (unsigned long long)(size / 2));
+	ASSERT_EQ(0, write_text(path, limit));
+
+	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_VRAM, &bo));
+	EXPECT_EQ(-ENOMEM, submit(self->fd, &bo, 1));
+	EXPECT_EQ(0ULL, dmem_value(self->cg, "dmem.current", self->region));
+
+	snprintf(limit, sizeof(limit), "%s max", self->region);
+	ASSERT_EQ(0, write_text(path, limit));
+	EXPECT_EQ(0, submit(self->fd, &bo, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, bo));
+	EXPECT_EQ(size, dmem_value(self->cg, "dmem.current", self->region));
+}
+
 TEST_HARNESS_MAIN
