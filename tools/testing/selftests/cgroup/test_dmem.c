@@ -110,7 +110,7 @@ static int write_region(const char *cg, const char *file, const char *region,
 {
 	char buf[256];
 
-	snprintf(buf, sizeof(buf), "%s %s", region, value);
+	snprintf(buf, sizeof(buf), "%.127s %.31s", region, value);
 	return cg_write(cg, file, buf);
 }
 
@@ -285,7 +285,7 @@ static int test_dmem_write_formats(const char *root)
 			}
 		}
 		/* Blanks around the line and a tab between its fields. */
-		snprintf(buf, sizeof(buf), "  %s\t8192\n", r);
+		snprintf(buf, sizeof(buf), "  %.127s\t8192\n", r);
 		if (cg_write(cg, files[f], buf) ||
 		    !value_is(cg, files[f], r, 8192))
 			goto out;
@@ -302,7 +302,7 @@ static int test_dmem_bad_writes_change_nothing(const char *root)
 	static const char * const files[] = { "dmem.min", "dmem.low",
 					      "dmem.max" };
 	const char *r = regions[0].name;
-	char bad[8][256];
+	char bad[8][320];
 	int ret = KSFT_FAIL;
 	unsigned int f, b;
 	char *cg;
@@ -310,12 +310,12 @@ static int test_dmem_bad_writes_change_nothing(const char *root)
 	if (regions_missing())
 		return regions_missing();
 	snprintf(bad[0], sizeof(bad[0]), "\n");
-	snprintf(bad[1], sizeof(bad[1]), "%s", r);
-	snprintf(bad[2], sizeof(bad[2]), "%s abc", r);
-	snprintf(bad[3], sizeof(bad[3]), "%s 12x", r);
-	snprintf(bad[4], sizeof(bad[4]), "%s -1", r);
-	snprintf(bad[5], sizeof(bad[5]), "%s 4096 4096", r);
-	snprintf(bad[6], sizeof(bad[6]), "%s 4096\n%s 4096", r, r);
+	snprintf(bad[1], sizeof(bad[1]), "%.127s", r);
+	snprintf(bad[2], sizeof(bad[2]), "%.127s abc", r);
+	snprintf(bad[3], sizeof(bad[3]), "%.127s 12x", r);
+	snprintf(bad[4], sizeof(bad[4]), "%.127s -1", r);
+	snprintf(bad[5], sizeof(bad[5]), "%.127s 4096 4096", r);
+	snprintf(bad[6], sizeof(bad[6]), "%.127s 4096\n%.127s 4096", r, r);
 	snprintf(bad[7], sizeof(bad[7]), "no/such/region 4096");
 
 	cg = child_create(root, "dmem_bad_writes");
@@ -375,7 +375,7 @@ static int test_dmem_booster_sequence(const char *root)
 		goto out;
 
 	for (i = 0; i < nr_regions; i++) {
-		snprintf(buf, sizeof(buf), "%s %llu", regions[i].name,
+		snprintf(buf, sizeof(buf), "%.127s %llu", regions[i].name,
 			 regions[i].size);
 		if (cg_write(app, "dmem.low", buf) ||
 		    !value_is(app, "dmem.low", regions[i].name,

@@ -1964,7 +1964,7 @@ FIXTURE(dmem)
 {
 	struct vttm_dev dev;
 	char region[128];
-	char cg[PATH_MAX];
+	char cg[64];
 	bool entered;
 	int fd;
 };
