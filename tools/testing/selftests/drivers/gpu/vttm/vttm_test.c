@@ -1941,7 +1941,10 @@ static int dmem_region(const struct vttm_dev *dev, char *name, size_t size)
 	return -ENOENT;
 }
 
-/* @file's value for @region in cgroup @cg; UINT64_MAX if it shows none. */
+/* What dmem_value() returns for a file that shows no line for the region. */
+#define DMEM_NONE	(UINT64_MAX - 1)
+
+/* @file's value for @region in cgroup @cg: UINT64_MAX for "max". */
 static __u64 dmem_value(const char *cg, const char *file, const char *region)
 {
 	char path[PATH_MAX], buf[4096], *line;
@@ -1949,14 +1952,17 @@ static __u64 dmem_value(const char *cg, const char *file, const char *region)
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
 	if (read_text(path, buf, sizeof(buf)) < 0)
-		return UINT64_MAX;
+		return DMEM_NONE;
 	for (line = buf; line && *line; line = strchr(line, '\n')) {
 		if (*line == '\n')
 			line++;
-		if (!strncmp(line, region, len) && line[len] == ' ')
-			return strtoull(line + len + 1, NULL, 10);
+		if (strncmp(line, region, len) || line[len] != ' ')
+			continue;
+		if (!strncmp(line + len + 1, "max", 3))
+			return UINT64_MAX;
+		return strtoull(line + len + 1, NULL, 10);
 	}
-	return UINT64_MAX;
+	return DMEM_NONE;
 }
 
 /* Each test runs in a cgroup of its own, which its allocations charge. */
@@ -1980,22 +1986,30 @@ FIXTURE_SETUP(dmem)
 	if (ret == -ENODEV)
 		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
 	ASSERT_EQ(0, ret);
-	/* The root shows dmem.capacity once dmem is enabled below it. */
-	write_text(CGROUP_ROOT "/cgroup.subtree_control", "+dmem");
+	/* The children have dmem files only with +dmem in the root. */
+	if (write_text(CGROUP_ROOT "/cgroup.subtree_control", "+dmem"))
+		SKIP(return, "cannot enable dmem in %s", CGROUP_ROOT);
 	if (dmem_region(&self->dev, self->region, sizeof(self->region)))
 		SKIP(return, "no region of %llu bytes in %s/dmem.capacity",
 		     (unsigned long long)self->dev.vram_size, CGROUP_ROOT);
 
-	snprintf(self->cg, sizeof(self->cg), "%s/vttm_dmem_%d", CGROUP_ROOT,
-		 getpid());
-	ASSERT_EQ(0, mkdir(self->cg, 0755)) TH_LOG("mkdir %s: %s", self->cg,
-						   strerror(errno));
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", self->cg);
-	ASSERT_EQ(0, write_text(procs, pid));
-	self->entered = true;
+	/* Nothing to undo if this fails: teardown does not run then. */
 	self->fd = vttm_open(&self->dev);
 	ASSERT_LE(0, self->fd);
+	snprintf(self->cg, sizeof(self->cg), "%s/vttm_dmem_%d", CGROUP_ROOT,
+		 getpid());
+	ret = mkdir(self->cg, 0755) ? -errno : 0;
+	if (!ret) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", self->cg);
+		ret = write_text(procs, pid);
+		if (ret)
+			rmdir(self->cg);
+	}
+	if (ret)
+		close(self->fd);
+	ASSERT_EQ(0, ret) TH_LOG("cgroup %s: %s", self->cg, strerror(-ret));
+	self->entered = true;
 }
 
 FIXTURE_TEARDOWN(dmem)
@@ -2012,14 +2026,14 @@ FIXTURE_TEARDOWN(dmem)
 		rmdir(self->cg);
 }
 
-/* dmem.current of the test's cgroup, polled until it is @want or 1 s. */
+/* dmem.current of the test's cgroup, polled until it is @want or 5 s. */
 static __u64 dmem_current_settles(const char *cg, const char *region,
 				  __u64 want)
 {
 	__u64 val = UINT64_MAX;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 500; i++) {
 		val = dmem_value(cg, "dmem.current", region);
 		if (val == want)
 			break;
@@ -2043,13 +2057,13 @@ TEST_F(dmem, vram_is_charged_to_the_cgroup_until_freed)
 	ASSERT_EQ(0, submit(self->fd, &bo, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, bo));
 	EXPECT_EQ(size, dmem_value(self->cg, "dmem.current", self->region));
-	EXPECT_LE(size, dmem_value(self->cg, "dmem.peak", self->region));
+	EXPECT_EQ(size, dmem_value(self->cg, "dmem.peak", self->region));
 
 	ASSERT_EQ(0, gem_close(self->fd, bo));
 	close(self->fd);
 	self->fd = -1;
 	EXPECT_EQ(0ULL, dmem_current_settles(self->cg, self->region, 0));
-	EXPECT_LE(size, dmem_value(self->cg, "dmem.peak", self->region));
+	EXPECT_EQ(size, dmem_value(self->cg, "dmem.peak", self->region));
 }
 
 /*
