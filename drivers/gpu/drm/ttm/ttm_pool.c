@@ -159,6 +159,17 @@ static int ttm_pool_nid(struct ttm_pool *pool)
 	return nid;
 }
 
+/*
+ * Whether @pool's pages come from the page allocator, which puts them in the
+ * GPU node counters (NR_GPU_ACTIVE, NR_GPU_RECLAIM), rather than from the
+ * DMA API, which does not. A NULL pool is a global pool type's, whose pages
+ * always come from the page allocator.
+ */
+static bool ttm_pool_counts_pages(struct ttm_pool *pool)
+{
+	return !pool || !ttm_pool_uses_dma_alloc(pool);
+}
+
 /* Allocate pages of size 1 << order with the given gfp_flags */
 static struct page *ttm_pool_alloc_page(struct ttm_pool *pool, gfp_t gfp_flags,
 					unsigned int order)
@@ -189,7 +200,7 @@ static struct page *ttm_pool_alloc_page(struct ttm_pool *pool, gfp_t gfp_flags,
 		gfp_flags |= __GFP_RETRY_MAYFAIL;
 	}
 
-	if (!ttm_pool_uses_dma_alloc(pool)) {
+	if (ttm_pool_counts_pages(pool)) {
 		p = alloc_pages_node(pool->nid, gfp_flags, order);
 		if (p) {
 			p->private = order;
@@ -251,7 +262,7 @@ static void ttm_pool_free_page(struct ttm_pool *pool, enum ttm_caching caching,
 		set_pages_wb(p, 1 << order);
 #endif
 
-	if (!pool || !ttm_pool_uses_dma_alloc(pool)) {
+	if (ttm_pool_counts_pages(pool)) {
 		__free_pages_gpu_account(p, order, reclaim);
 		return;
 	}
@@ -323,17 +334,6 @@ static void ttm_pool_unmap(struct ttm_pool *pool, dma_addr_t dma_addr,
 		       DMA_BIDIRECTIONAL);
 }
 
-/*
- * Pages allocated through the DMA API are not in NR_GPU_ACTIVE (see
- * ttm_pool_alloc_page()), so moving them into and out of a pool must not
- * touch the node counters either. Only such pools have pool types of
- * their own.
- */
-static bool ttm_pool_type_is_accounted(struct ttm_pool_type *pt)
-{
-	return !pt->pool || !ttm_pool_uses_dma_alloc(pt->pool);
-}
-
 /* Give pages into a specific pool_type */
 static void ttm_pool_type_give(struct ttm_pool_type *pt, struct page *p)
 {
@@ -353,7 +353,7 @@ static void ttm_pool_type_give(struct ttm_pool_type *pt, struct page *p)
 	rcu_read_unlock();
 
 	atomic_long_add(num_pages, &allocated_pages[nid]);
-	if (ttm_pool_type_is_accounted(pt)) {
+	if (ttm_pool_counts_pages(pt->pool)) {
 		mod_lruvec_page_state(p, NR_GPU_ACTIVE, -num_pages);
 		mod_lruvec_page_state(p, NR_GPU_RECLAIM, num_pages);
 	}
@@ -381,7 +381,7 @@ static struct page *ttm_pool_type_take(struct ttm_pool_type *pt, int nid)
 	ret = list_lru_walk_node(&pt->pages, nid, take_one_from_lru, (void *)&p, &nr_to_walk);
 	if (ret == 1 && p) {
 		atomic_long_sub(1 << pt->order, &allocated_pages[nid]);
-		if (ttm_pool_type_is_accounted(pt)) {
+		if (ttm_pool_counts_pages(pt->pool)) {
 			mod_lruvec_page_state(p, NR_GPU_ACTIVE, 1 << pt->order);
 			mod_lruvec_page_state(p, NR_GPU_RECLAIM,
 					      -(1 << pt->order));

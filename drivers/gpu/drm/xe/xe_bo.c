@@ -1075,8 +1075,7 @@ static void xe_bo_drop_empty_tt(struct ttm_buffer_object *ttm_bo)
 {
 	struct ttm_tt *tt = ttm_bo->ttm;
 
-	if (!tt || !ttm_bo->resource ||
-	    !mem_type_is_vram(ttm_bo->resource->mem_type))
+	if (!tt || !ttm_bo->resource || !resource_is_vram(ttm_bo->resource))
 		return;
 
 	/* Swapped covers backed up: both hold data elsewhere. */

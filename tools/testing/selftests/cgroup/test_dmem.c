@@ -210,17 +210,33 @@ out:
 	return ret;
 }
 
-/* dmem.capacity: one "<region> <bytes>" line per region, sizes nonzero. */
+/*
+ * dmem.capacity: one "<region> <bytes>" line per region, each region once,
+ * its size a number and not zero; the root's dmem.current names the same
+ * regions in the same order.
+ */
 static int test_dmem_capacity_format(const char *root)
 {
-	int i;
+	static struct dmem_region current[MAX_REGIONS];
+	int i, j, n;
 	int skip;
 
 	skip = regions_missing();
 	if (skip)
 		return skip;
-	for (i = 0; i < nr_regions; i++)
+	for (i = 0; i < nr_regions; i++) {
 		if (!regions[i].size || regions[i].size == DMEM_MAX)
+			return KSFT_FAIL;
+		for (j = 0; j < i; j++)
+			if (!strcmp(regions[i].name, regions[j].name))
+				return KSFT_FAIL;
+	}
+
+	n = read_file_lines(root, "dmem.current", current, MAX_REGIONS);
+	if (n != nr_regions)
+		return KSFT_FAIL;
+	for (i = 0; i < n; i++)
+		if (strcmp(current[i].name, regions[i].name))
 			return KSFT_FAIL;
 	return KSFT_PASS;
 }

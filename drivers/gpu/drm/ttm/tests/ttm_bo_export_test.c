@@ -172,6 +172,18 @@ static void export_bo_validate(struct kunit *test,
 			placement->placement[0].mem_type);
 }
 
+/* @bo's TT is populated, by its size more than the pool held before. */
+static void expect_populated(struct kunit *test, struct ttm_buffer_object *bo,
+			     unsigned long pool_before)
+{
+	struct ttm_pool *pool = &bo->bdev->pool;
+
+	KUNIT_ASSERT_NOT_NULL(test, bo->ttm);
+	KUNIT_EXPECT_TRUE(test, ttm_tt_is_populated(bo->ttm));
+	KUNIT_EXPECT_EQ(test, ttm_pool_populated_pages(pool),
+			pool_before + bo->ttm->num_pages);
+}
+
 static unsigned long gpu_active_pages(void)
 {
 	return global_node_page_state(NR_GPU_ACTIVE);
@@ -225,10 +237,7 @@ static void ttm_bo_export_system_populates(struct kunit *test)
 
 	err = ttm_bo_setup_export(bo, &ctx);
 	KUNIT_EXPECT_EQ(test, err, 0);
-
-	KUNIT_EXPECT_TRUE(test, ttm_tt_is_populated(bo->ttm));
-	KUNIT_EXPECT_EQ(test, ttm_pool_populated_pages(pool),
-			pool_before + bo->ttm->num_pages);
+	expect_populated(test, bo, pool_before);
 
 	ttm_bo_fini(bo);
 }
@@ -254,10 +263,7 @@ static void ttm_bo_export_vram_then_tt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, 0);
 
 	export_bo_validate(test, bo, &tt_placement);
-	KUNIT_ASSERT_NOT_NULL(test, bo->ttm);
-	KUNIT_EXPECT_TRUE(test, ttm_tt_is_populated(bo->ttm));
-	KUNIT_EXPECT_EQ(test, ttm_pool_populated_pages(pool),
-			pool_before + bo->ttm->num_pages);
+	expect_populated(test, bo, pool_before);
 
 	ttm_bo_fini(bo);
 }
