@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The overcommit benchmark: boot the test kernel with only vttm_bench to
 # run (KUnit off), then take its table and per-frame CSV from the console
-# and plot the migration per frame. Results go to build/bench/.
+# and plot the migration per frame; then run TTM's microbenchmarks in
+# the UML KUnit kernel. Results go to build/bench/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,8 +24,24 @@ grep -q 'BOOT-SELFTEST .*vttm_bench rc=0' "$log" ||
 [ -s "$OUT/bench.csv" ] || die "no per-frame CSV in $log"
 python3 "$TOP/harness/bench/plot.py" "$OUT/bench.csv" "$OUT/migration.svg"
 
+# TTM's microbenchmarks are KUnit suites: they run in the UML KUnit
+# kernel of harness/kunit.sh (same kunitconfig and build directory).
+ttm_log=$OUT/ttm-kunit.log
+cat "$TOP"/kunit-configs/*.config >"$BUILD/kunit.kunitconfig"
+note "TTM microbenchmarks in the UML KUnit kernel ($BUILD/kunit)"
+(cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
+	--arch=um --kunitconfig="$BUILD/kunit.kunitconfig" \
+	--build_dir="$BUILD/kunit" --jobs="$JOBS" --raw_output=all \
+	'ttm_residency_bench') >"$ttm_log" 2>&1 ||
+	die "the TTM microbenchmarks failed; see $ttm_log"
+tr -d '\r' <"$ttm_log" | sed -n 's/^.*# ttm_residency_bench: /ttm_residency_bench: /p' \
+	>"$OUT/ttm.txt"
+[ -s "$OUT/ttm.txt" ] || die "no TTM benchmark output in $ttm_log"
+
 {
 	echo "machine: $(uname -m), $(nproc) CPUs, QEMU TCG; $(date -u +%F)"
 	cat "$OUT/table.txt"
+	echo "TTM, UML with lockdep and KASAN:"
+	cat "$OUT/ttm.txt"
 } | tee "$OUT/summary.txt"
 note "table in $OUT/summary.txt, CSV in $OUT/bench.csv, plot in $OUT/migration.svg"

@@ -119,6 +119,35 @@ void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 }
 EXPORT_SYMBOL(ttm_bo_set_bulk_move);
 
+/**
+ * ttm_bo_set_residency - set a BO's residency level inside its bulk move
+ * @bo: The buffer object, reserved.
+ * @residency: The new level.
+ *
+ * Changing the level is a use: the BO's resource goes to the tail of its
+ * new level in the bulk move. Setting the level the BO has changes nothing.
+ * A BO outside a bulk move, or pinned, keeps the level for when it joins
+ * one. ttm_bo_init_reserved() starts every BO at %TTM_RESIDENCY_NORMAL.
+ */
+void ttm_bo_set_residency(struct ttm_buffer_object *bo,
+			  enum ttm_residency residency)
+{
+	dma_resv_assert_held(bo->base.resv);
+
+	if (WARN_ON(residency >= TTM_NUM_RESIDENCY) ||
+	    bo->residency == residency)
+		return;
+
+	spin_lock(&bo->bdev->lru_lock);
+	if (bo->resource)
+		ttm_resource_del_bulk_move(bo->resource, bo);
+	bo->residency = residency;
+	if (bo->resource)
+		ttm_resource_add_bulk_move(bo->resource, bo);
+	spin_unlock(&bo->bdev->lru_lock);
+}
+EXPORT_SYMBOL(ttm_bo_set_residency);
+
 static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 				  struct ttm_resource *mem, bool evict,
 				  struct ttm_operation_ctx *ctx,
@@ -1327,6 +1356,7 @@ int ttm_bo_init_reserved(struct ttm_device *bdev, struct ttm_buffer_object *bo,
 	bo->pin_count = 0;
 	bo->sg = sg;
 	bo->bulk_move = NULL;
+	bo->residency = TTM_RESIDENCY_NORMAL;
 	if (resv)
 		bo->base.resv = resv;
 	else

@@ -197,6 +197,7 @@ struct ttm_buffer_object *ttm_bo_kunit_init(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, err, 0);
 
 	bo->bdev = devs->ttm_dev;
+	bo->residency = TTM_RESIDENCY_NORMAL;
 	bo->destroy = dummy_ttm_bo_destroy;
 
 	kref_init(&bo->kref);

@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0 AND MIT
+/*
+ * KUnit tests for residency levels: the order of resources inside LRU bulk
+ * moves, LRU cursors while levels change, and what eviction takes first. A
+ * benchmark suite prints what bulk moves and level changes cost as bulk
+ * moves grow.
+ */
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
+
+#include "ttm_kunit_helpers.h"
+#include "ttm_mock_manager.h"
+
+#define RES_BO_SIZE	SZ_128K
+
+static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+static const struct ttm_place vram_place = { .mem_type = TTM_PL_VRAM };
+
+static struct ttm_placement vram_placement = {
+	.num_placement = 1,
+	.placement = &vram_place,
+};
+
+static struct ttm_placement sys_placement = {
+	.num_placement = 1,
+	.placement = &sys_place,
+};
+
+/**
+ * struct res_client - a client: one reservation object and one bulk move,
+ * as a GPU VM has
+ * @resv: The reservation object all of the client's BOs share.
+ * @bulk: The client's bulk move.
+ */
+struct res_client {
+	struct dma_resv resv;
+	struct ttm_lru_bulk_move bulk;
+};
+
+/* The tests are about what gets evicted, so moves copy nothing. */
+static int res_test_move(struct ttm_buffer_object *bo, bool evict,
+			 struct ttm_operation_ctx *ctx,
+			 struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
+static void res_test_evict_flags(struct ttm_buffer_object *bo,
+				 struct ttm_placement *placement)
+{
+	*placement = sys_placement;
+}
+
+static int ttm_residency_test_init(struct kunit *test)
+{
+	struct ttm_test_devices *devs;
+	struct ttm_device_funcs *funcs;
+	int err;
+
+	err = ttm_test_devices_init(test);
+	if (err)
+		return err;
+	devs = test->priv;
+
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = ttm_dev_funcs;
+	funcs->move = res_test_move;
+	funcs->evict_flags = res_test_evict_flags;
+
+	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
+	return ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev, 0, funcs);
+}
+
+static struct ttm_resource_manager *sys_man(struct kunit *test)
+{
+	struct ttm_test_devices *devs = test->priv;
+
+	return ttm_manager_type(devs->ttm_dev, TTM_PL_SYSTEM);
+}
+
+/* A bulk move is too large for the stack. */
+static struct res_client *res_client(struct kunit *test)
+{
+	struct res_client *client;
+
+	client = kunit_kzalloc(test, sizeof(*client), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, client);
+	dma_resv_init(&client->resv);
+	ttm_lru_bulk_move_init(&client->bulk);
+	return client;
+}
+
+static void res_client_fini(struct kunit *test, struct res_client *client)
+{
+	struct ttm_test_devices *devs = test->priv;
+
+	ttm_lru_bulk_move_fini(devs->ttm_dev, &client->bulk);
+	dma_resv_fini(&client->resv);
+}
+
+/*
+ * A BO with a system resource in @bulk, set up by hand rather than with
+ * ttm_bo_init_reserved(), so that the benchmark can afford 100k of them.
+ * @resv is locked.
+ */
+static void res_bo_init(struct kunit *test, struct ttm_buffer_object *bo,
+			struct ttm_resource *res, struct dma_resv *resv,
+			struct ttm_lru_bulk_move *bulk,
+			enum ttm_residency residency)
+{
+	struct ttm_test_devices *devs = test->priv;
+
+	/* bo->priority, the LRU list, may be set by the caller. */
+	kref_init(&bo->kref);
+	bo->bdev = devs->ttm_dev;
+	bo->base.size = PAGE_SIZE;
+	bo->base.resv = resv;
+	bo->residency = residency;
+
+	ttm_resource_init(bo, &sys_place, res);
+	bo->resource = res;
+	ttm_bo_set_bulk_move(bo, bulk);
+}
+
+/* The reservation object is locked. */
+static void res_bo_fini(struct ttm_buffer_object *bo)
+{
+	ttm_bo_set_bulk_move(bo, NULL);
+	ttm_resource_fini(ttm_manager_type(bo->bdev, TTM_PL_SYSTEM),
+			  bo->resource);
+}
+
+/*
+ * The tests take one client's lock at a time, around each step, as two
+ * reservation locks without an acquire context may not nest.
+ */
+static struct ttm_buffer_object *res_bo_on(struct kunit *test,
+					   struct res_client *client,
+					   unsigned int priority,
+					   enum ttm_residency residency)
+{
+	struct ttm_buffer_object *bo;
+	struct ttm_resource *res;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	bo->priority = priority;
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+
+	dma_resv_lock(&client->resv, NULL);
+	res_bo_init(test, bo, res, &client->resv, &client->bulk, residency);
+	dma_resv_unlock(&client->resv);
+	return bo;
+}
+
+/* A BO on the system manager's first LRU list. */
+static struct ttm_buffer_object *res_bo(struct kunit *test,
+					struct res_client *client,
+					enum ttm_residency residency)
+{
+	return res_bo_on(test, client, 0, residency);
+}
+
+static void res_bos_put(struct ttm_buffer_object **bos, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dma_resv_lock(bos[i]->base.resv, NULL);
+		res_bo_fini(bos[i]);
+		dma_resv_unlock(bos[i]->base.resv);
+	}
+}
+
+static void res_set_residency(struct ttm_buffer_object *bo,
+			      enum ttm_residency residency)
+{
+	dma_resv_lock(bo->base.resv, NULL);
+	ttm_bo_set_residency(bo, residency);
+	dma_resv_unlock(bo->base.resv);
+}
+
+static void res_set_bulk(struct ttm_buffer_object *bo,
+			 struct ttm_lru_bulk_move *bulk)
+{
+	dma_resv_lock(bo->base.resv, NULL);
+	ttm_bo_set_bulk_move(bo, bulk);
+	dma_resv_unlock(bo->base.resv);
+}
+
+static void res_use(struct ttm_buffer_object *bo)
+{
+	dma_resv_lock(bo->base.resv, NULL);
+	spin_lock(&bo->bdev->lru_lock);
+	ttm_bo_move_to_lru_tail(bo);
+	spin_unlock(&bo->bdev->lru_lock);
+	dma_resv_unlock(bo->base.resv);
+}
+
+static void res_bulk_tail(struct kunit *test, struct res_client *client)
+{
+	struct ttm_test_devices *devs = test->priv;
+
+	dma_resv_lock(&client->resv, NULL);
+	spin_lock(&devs->ttm_dev->lru_lock);
+	ttm_lru_bulk_move_tail(&client->bulk);
+	spin_unlock(&devs->ttm_dev->lru_lock);
+	dma_resv_unlock(&client->resv);
+}
+
+/* The BOs on the manager's LRU list @prio must be exactly @bos, in order. */
+static void expect_list_order(struct kunit *test,
+			      struct ttm_resource_manager *man,
+			      unsigned int prio,
+			      struct ttm_buffer_object **bos, unsigned int n)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_lru_item *lru;
+	unsigned int i = 0;
+
+	spin_lock(&devs->ttm_dev->lru_lock);
+	list_for_each_entry(lru, &man->lru[prio], link) {
+		struct ttm_resource *res;
+
+		if (!ttm_lru_item_is_res(lru))
+			continue;
+		res = ttm_lru_item_to_res(lru);
+		if (i < n)
+			KUNIT_EXPECT_PTR_EQ_MSG(test, res->bo, bos[i],
+						"LRU position %u", i);
+		i++;
+	}
+	spin_unlock(&devs->ttm_dev->lru_lock);
+	KUNIT_EXPECT_EQ(test, i, n);
+}
+
+static void expect_lru_order(struct kunit *test,
+			     struct ttm_resource_manager *man,
+			     struct ttm_buffer_object **bos, unsigned int n)
+{
+	expect_list_order(test, man, 0, bos, n);
+}
+
+/*
+ * The invariant of a bulk move on one system LRU list: its @count resources
+ * follow each other in order of level, the range starts and ends where the
+ * bulk move says, and so does each level.
+ */
+static void expect_list_sorted(struct kunit *test,
+			       struct ttm_resource_manager *man,
+			       unsigned int prio,
+			       struct ttm_lru_bulk_move *bulk,
+			       unsigned int count)
+{
+	struct ttm_resource **level_last = bulk->level_last[TTM_PL_SYSTEM][prio];
+	struct ttm_lru_bulk_move_pos *pos = &bulk->pos[TTM_PL_SYSTEM][prio];
+	struct ttm_resource *last_seen[TTM_NUM_RESIDENCY] = { };
+	struct ttm_resource *first = NULL, *last = NULL;
+	struct ttm_test_devices *devs = test->priv;
+	bool ended = false;
+	unsigned int level = 0;
+	struct ttm_lru_item *lru;
+	unsigned int i, seen = 0;
+
+	spin_lock(&devs->ttm_dev->lru_lock);
+	list_for_each_entry(lru, &man->lru[prio], link) {
+		struct ttm_resource *res;
+
+		if (!ttm_lru_item_is_res(lru))
+			continue;
+		res = ttm_lru_item_to_res(lru);
+		if (res->bo->bulk_move != bulk || res->bo->pin_count) {
+			ended = first;
+			continue;
+		}
+		KUNIT_EXPECT_FALSE_MSG(test, ended, "bulk move is split");
+		KUNIT_EXPECT_GE(test, res->bo->residency, level);
+		level = res->bo->residency;
+		if (!first)
+			first = res;
+		last = res;
+		last_seen[level] = res;
+		seen++;
+	}
+	spin_unlock(&devs->ttm_dev->lru_lock);
+
+	KUNIT_EXPECT_EQ(test, seen, count);
+	KUNIT_EXPECT_PTR_EQ(test, pos->first, first);
+	KUNIT_EXPECT_PTR_EQ(test, pos->last, last);
+	for (i = 0; i < TTM_NUM_RESIDENCY; i++)
+		KUNIT_EXPECT_PTR_EQ_MSG(test, level_last[i], last_seen[i],
+					"end of level %u", i);
+}
+
+static void expect_bulk_sorted(struct kunit *test,
+			       struct ttm_resource_manager *man,
+			       struct ttm_lru_bulk_move *bulk,
+			       unsigned int count)
+{
+	expect_list_sorted(test, man, 0, bulk, count);
+}
+
+static void ttm_residency_orders_inserts(struct kunit *test)
+{
+	static const enum ttm_residency levels[] = {
+		TTM_RESIDENCY_NORMAL, TTM_RESIDENCY_MINIMUM,
+		TTM_RESIDENCY_MAXIMUM, TTM_RESIDENCY_NORMAL,
+		TTM_RESIDENCY_LOW, TTM_RESIDENCY_MINIMUM,
+	};
+	struct ttm_buffer_object *bos[ARRAY_SIZE(levels)];
+	struct ttm_buffer_object *want[ARRAY_SIZE(levels)];
+	struct res_client *a;
+	unsigned int i;
+
+	a = res_client(test);
+	for (i = 0; i < ARRAY_SIZE(levels); i++)
+		bos[i] = res_bo(test, a, levels[i]);
+
+	/* By level, and by age within a level. */
+	want[0] = bos[1];
+	want[1] = bos[5];
+	want[2] = bos[4];
+	want[3] = bos[0];
+	want[4] = bos[3];
+	want[5] = bos[2];
+	expect_lru_order(test, sys_man(test), want, ARRAY_SIZE(want));
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, ARRAY_SIZE(bos));
+
+	/* A use moves a BO to the tail of its own level only. */
+	res_use(bos[1]);
+	want[0] = bos[5];
+	want[1] = bos[1];
+	expect_lru_order(test, sys_man(test), want, ARRAY_SIZE(want));
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, ARRAY_SIZE(bos));
+
+	res_bos_put(bos, ARRAY_SIZE(bos));
+	res_client_fini(test, a);
+}
+
+static void ttm_residency_bulk_move_keeps_order(struct kunit *test)
+{
+	struct ttm_buffer_object *a0, *a1, *a2, *b0, *b1;
+	struct res_client *a, *b;
+
+	a = res_client(test);
+	b = res_client(test);
+
+	/* Interleaved, as two clients allocate at once. */
+	a0 = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	b0 = res_bo(test, b, TTM_RESIDENCY_MINIMUM);
+	a1 = res_bo(test, a, TTM_RESIDENCY_MINIMUM);
+	b1 = res_bo(test, b, TTM_RESIDENCY_HIGH);
+	a2 = res_bo(test, a, TTM_RESIDENCY_MAXIMUM);
+
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ a1, a0, a2, b0, b1 },
+			 5);
+
+	/* A used last: all of B goes first, then A's lowest level. */
+	res_bulk_tail(test, a);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ b0, b1, a1, a0, a2 },
+			 5);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 3);
+	expect_bulk_sorted(test, sys_man(test), &b->bulk, 2);
+
+	res_bos_put((struct ttm_buffer_object *[]){ a0, a1, a2, b0, b1 }, 5);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+static void ttm_residency_change_moves_within_bulk(struct kunit *test)
+{
+	struct ttm_buffer_object *x[4], *y;
+	struct res_client *a, *b;
+	unsigned int i;
+
+	a = res_client(test);
+	b = res_client(test);
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		x[i] = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	y = res_bo(test, b, TTM_RESIDENCY_MINIMUM);
+
+	res_set_residency(x[2], TTM_RESIDENCY_MINIMUM);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ x[2], x[0], x[1], x[3], y },
+			 5);
+
+	res_set_residency(x[0], TTM_RESIDENCY_MAXIMUM);
+	res_set_residency(x[1], TTM_RESIDENCY_MAXIMUM);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ x[2], x[3], x[0], x[1], y },
+			 5);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 4);
+
+	/* The lowest level empties; the order of the others holds. */
+	res_set_residency(x[2], TTM_RESIDENCY_NORMAL);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ x[3], x[2], x[0], x[1], y },
+			 5);
+
+	/* The same level again is not a use. */
+	res_set_residency(x[3], TTM_RESIDENCY_NORMAL);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ x[3], x[2], x[0], x[1], y },
+			 5);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 4);
+	expect_bulk_sorted(test, sys_man(test), &b->bulk, 1);
+
+	res_bos_put(x, ARRAY_SIZE(x));
+	res_bos_put(&y, 1);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+static void ttm_residency_orders_each_list_apart(struct kunit *test)
+{
+	struct ttm_buffer_object *a0, *a1, *a2, *a3, *b0;
+	struct res_client *a, *b;
+
+	a = res_client(test);
+	b = res_client(test);
+
+	/* TTM's priority picks the list; levels order each one. */
+	a0 = res_bo_on(test, a, 0, TTM_RESIDENCY_NORMAL);
+	a1 = res_bo_on(test, a, 1, TTM_RESIDENCY_MAXIMUM);
+	b0 = res_bo_on(test, b, 1, TTM_RESIDENCY_NORMAL);
+	a2 = res_bo_on(test, a, 1, TTM_RESIDENCY_MINIMUM);
+	a3 = res_bo_on(test, a, 0, TTM_RESIDENCY_MINIMUM);
+
+	expect_list_order(test, sys_man(test), 0,
+			  (struct ttm_buffer_object *[]){ a3, a0 }, 2);
+	expect_list_order(test, sys_man(test), 1,
+			  (struct ttm_buffer_object *[]){ a2, a1, b0 }, 3);
+
+	/* A bulk move moves the client on every list it is on. */
+	res_bulk_tail(test, a);
+	expect_list_order(test, sys_man(test), 1,
+			  (struct ttm_buffer_object *[]){ b0, a2, a1 }, 3);
+	expect_list_sorted(test, sys_man(test), 0, &a->bulk, 2);
+	expect_list_sorted(test, sys_man(test), 1, &a->bulk, 2);
+	expect_list_sorted(test, sys_man(test), 1, &b->bulk, 1);
+
+	res_bos_put((struct ttm_buffer_object *[]){ a0, a1, a2, a3, b0 }, 5);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+static void ttm_residency_leaving_bulk_goes_behind_it(struct kunit *test)
+{
+	struct ttm_buffer_object *lo, *mid, *hi, *other;
+	struct res_client *a, *b;
+
+	a = res_client(test);
+	b = res_client(test);
+	lo = res_bo(test, a, TTM_RESIDENCY_MINIMUM);
+	mid = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	hi = res_bo(test, a, TTM_RESIDENCY_MAXIMUM);
+	other = res_bo(test, b, TTM_RESIDENCY_NORMAL);
+
+	res_set_bulk(mid, NULL);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, hi, mid, other },
+			 4);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 2);
+
+	/* Moving the bulk does not take the BO that left it along. */
+	res_bulk_tail(test, a);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ mid, other, lo, hi },
+			 4);
+
+	/* Pinning leaves the bulk too, and unpinning returns to the level. */
+	res_set_bulk(mid, &a->bulk);
+	dma_resv_lock(&a->resv, NULL);
+	ttm_bo_pin(mid);
+	dma_resv_unlock(&a->resv);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 2);
+	dma_resv_lock(&a->resv, NULL);
+	ttm_bo_unpin(mid);
+	dma_resv_unlock(&a->resv);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ other, lo, mid, hi },
+			 4);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 3);
+
+	res_bos_put((struct ttm_buffer_object *[]){ lo, mid, hi, other }, 4);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+/* Returns the next resource of a walk, with the LRU lock dropped between. */
+static struct ttm_buffer_object *
+walk_next(struct ttm_resource_cursor *cursor, bool first)
+{
+	struct ttm_resource_manager *man = cursor->man;
+	struct ttm_resource *res;
+
+	spin_lock(&man->bdev->lru_lock);
+	res = first ? ttm_resource_manager_first(cursor) :
+		ttm_resource_manager_next(cursor);
+	spin_unlock(&man->bdev->lru_lock);
+	return res ? res->bo : NULL;
+}
+
+static void ttm_residency_cursor_survives_changes(struct kunit *test)
+{
+	struct ttm_resource_cursor cursor;
+	struct ttm_buffer_object *x[4], *y;
+	struct res_client *a, *b;
+	unsigned int i;
+
+	ttm_resource_cursor_init(&cursor, sys_man(test));
+	a = res_client(test);
+	b = res_client(test);
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		x[i] = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	y = res_bo(test, b, TTM_RESIDENCY_NORMAL);
+
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, true), x[0]);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[1]);
+
+	/*
+	 * A change of level is a use: the walk meets a BO again only if it
+	 * moved behind the cursor. x[1] moves up behind it; x[3] moves down,
+	 * ahead of it, and is not met.
+	 */
+	res_set_residency(x[1], TTM_RESIDENCY_HIGH);
+	res_set_residency(x[3], TTM_RESIDENCY_MINIMUM);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[2]);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[1]);
+
+	/* A bulk move under the cursor sends it behind the bulk. */
+	res_bulk_tail(test, a);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), y);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[3]);
+
+	/*
+	 * The BO the cursor stands behind moves up to the last level, and
+	 * the first BO ahead leaves the bulk where it is.
+	 */
+	res_set_residency(x[3], TTM_RESIDENCY_MAXIMUM);
+	res_set_bulk(x[0], NULL);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[0]);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[2]);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[1]);
+	KUNIT_EXPECT_PTR_EQ(test, walk_next(&cursor, false), x[3]);
+	KUNIT_EXPECT_NULL(test, walk_next(&cursor, false));
+
+	spin_lock(&sys_man(test)->bdev->lru_lock);
+	ttm_resource_cursor_fini(&cursor);
+	spin_unlock(&sys_man(test)->bdev->lru_lock);
+	expect_bulk_sorted(test, sys_man(test), &a->bulk, 3);
+
+	res_bos_put(x, ARRAY_SIZE(x));
+	res_bos_put(&y, 1);
+	res_client_fini(test, b);
+	res_client_fini(test, a);
+}
+
+/* A BO of @client in VRAM, in its bulk move, at @residency. */
+static struct ttm_buffer_object *
+vram_bo(struct kunit *test, struct res_client *client,
+	enum ttm_residency residency)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *bo;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	drm_gem_private_object_init(devs->drm, &bo->base, RES_BO_SIZE);
+	dma_resv_lock(&client->resv, NULL);
+	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(devs->ttm_dev, bo,
+						   ttm_bo_type_device,
+						   &vram_placement, PAGE_SIZE,
+						   &ctx, NULL, &client->resv,
+						   &dummy_ttm_bo_destroy), 0);
+	ttm_bo_set_bulk_move(bo, &client->bulk);
+	ttm_bo_set_residency(bo, residency);
+	dma_resv_unlock(&client->resv);
+	return bo;
+}
+
+static void ttm_residency_evicts_lowest_of_oldest_client(struct kunit *test)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_buffer_object *a[3], *b[3], *c[6];
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *order[6];
+	struct res_client *ca, *cb;
+	unsigned int i, j;
+
+	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(devs->ttm_dev, TTM_PL_VRAM,
+						    6 * RES_BO_SIZE), 0);
+
+	ca = res_client(test);
+	a[0] = vram_bo(test, ca, TTM_RESIDENCY_HIGH);
+	a[1] = vram_bo(test, ca, TTM_RESIDENCY_LOW);
+	a[2] = vram_bo(test, ca, TTM_RESIDENCY_NORMAL);
+
+	cb = res_client(test);
+	b[0] = vram_bo(test, cb, TTM_RESIDENCY_MINIMUM);
+	b[1] = vram_bo(test, cb, TTM_RESIDENCY_MAXIMUM);
+	b[2] = vram_bo(test, cb, TTM_RESIDENCY_LOW);
+
+	/*
+	 * A was created first but submits last, which makes B the older
+	 * client. Within each, the lowest level goes first.
+	 */
+	res_bulk_tail(test, ca);
+	order[0] = b[0];
+	order[1] = b[2];
+	order[2] = b[1];
+	order[3] = a[1];
+	order[4] = a[2];
+	order[5] = a[0];
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		c[i] = kunit_kzalloc(test, sizeof(*c[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, c[i]);
+		drm_gem_private_object_init(devs->drm, &c[i]->base,
+					    RES_BO_SIZE);
+		KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(devs->ttm_dev, c[i],
+							   ttm_bo_type_device,
+							   &sys_placement,
+							   PAGE_SIZE, &ctx,
+							   NULL, NULL,
+							   &dummy_ttm_bo_destroy),
+				0);
+		KUNIT_EXPECT_EQ(test, ttm_bo_validate(c[i], &vram_placement,
+						      &ctx), 0);
+		ttm_bo_unreserve(c[i]);
+
+		for (j = 0; j <= i; j++)
+			KUNIT_EXPECT_EQ_MSG(test, order[j]->resource->mem_type,
+					    TTM_PL_SYSTEM,
+					    "eviction %u: BO %u still in VRAM",
+					    i, j);
+		for (; j < ARRAY_SIZE(order); j++)
+			KUNIT_EXPECT_EQ_MSG(test, order[j]->resource->mem_type,
+					    TTM_PL_VRAM,
+					    "eviction %u: BO %u evicted early",
+					    i, j);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		res_set_bulk(order[i], NULL);
+		ttm_bo_fini(order[i]);
+		ttm_bo_fini(c[i]);
+	}
+	res_client_fini(test, cb);
+	res_client_fini(test, ca);
+	ttm_mock_manager_fini(devs->ttm_dev, TTM_PL_VRAM);
+}
+
+static struct kunit_case ttm_residency_test_cases[] = {
+	KUNIT_CASE(ttm_residency_orders_inserts),
+	KUNIT_CASE(ttm_residency_bulk_move_keeps_order),
+	KUNIT_CASE(ttm_residency_change_moves_within_bulk),
+	KUNIT_CASE(ttm_residency_orders_each_list_apart),
+	KUNIT_CASE(ttm_residency_leaving_bulk_goes_behind_it),
+	KUNIT_CASE(ttm_residency_cursor_survives_changes),
+	KUNIT_CASE(ttm_residency_evicts_lowest_of_oldest_client),
+	{}
+};
+
+static struct kunit_suite ttm_residency_test_suite = {
+	.name = "ttm_residency",
+	.init = ttm_residency_test_init,
+	.exit = ttm_test_devices_fini,
+	.test_cases = ttm_residency_test_cases,
+};
+
+/*
+ * The benchmark: one client with n BOs, and a second one with one BO so
+ * that each bulk move really moves. "One level" has every BO at NORMAL:
+ * ttm_lru_bulk_move_tail() and the ranges it reads are those of a kernel
+ * without residency levels, so this is 7.3's bulk move, measured in the
+ * same run. "Five levels" spreads the BOs over all levels.
+ */
+static const unsigned int bench_bos[] = { 10, 1000, 10000, 100000 };
+
+#define BENCH_ROUNDS	1000
+
+static void bench_bos_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u BOs", *n);
+}
+
+KUNIT_ARRAY_PARAM(bench_bos, bench_bos, bench_bos_desc);
+
+/* Nanoseconds per bulk move of the client, with the other one's between. */
+static u64 bench_bulk_moves(struct ttm_lru_bulk_move *a,
+			    struct ttm_lru_bulk_move *b, spinlock_t *lru_lock)
+{
+	ktime_t start = ktime_get();
+	unsigned int i;
+
+	spin_lock(lru_lock);
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		ttm_lru_bulk_move_tail(a);
+		ttm_lru_bulk_move_tail(b);
+	}
+	spin_unlock(lru_lock);
+	return ktime_to_ns(ktime_sub(ktime_get(), start)) / (2 * BENCH_ROUNDS);
+}
+
+/* Nanoseconds per level change of one BO; it ends at HIGH. */
+static u64 bench_level_changes(struct ttm_buffer_object *bo)
+{
+	ktime_t start = ktime_get();
+	unsigned int i;
+
+	for (i = 0; i < BENCH_ROUNDS; i++)
+		ttm_bo_set_residency(bo, i & 1 ? TTM_RESIDENCY_LOW :
+				     TTM_RESIDENCY_HIGH);
+	return ktime_to_ns(ktime_sub(ktime_get(), start)) / BENCH_ROUNDS;
+}
+
+/* Nanoseconds per use of one BO, what a driver does without levels. */
+static u64 bench_uses(struct ttm_buffer_object *bo)
+{
+	ktime_t start = ktime_get();
+	unsigned int i;
+
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		spin_lock(&bo->bdev->lru_lock);
+		ttm_bo_move_to_lru_tail(bo);
+		spin_unlock(&bo->bdev->lru_lock);
+	}
+	return ktime_to_ns(ktime_sub(ktime_get(), start)) / BENCH_ROUNDS;
+}
+
+/* @a as a multiple of @b, in hundredths. */
+static u32 bench_ratio(u64 a, u64 b)
+{
+	return min_t(u64, div64_u64(a * 100, max_t(u64, b, 1)), U32_MAX);
+}
+
+static void ttm_residency_bench(struct kunit *test)
+{
+	const unsigned int *param = test->param_value;
+	struct ttm_lru_bulk_move *bulk, *other_bulk;
+	u64 flat_move, levels_move, change, use;
+	u32 move_ratio, change_ratio;
+	struct ttm_buffer_object *bos, *other;
+	unsigned int i, n = *param;
+	struct ttm_resource *res;
+	struct dma_resv resv;
+
+	bulk = kunit_kzalloc(test, sizeof(*bulk), GFP_KERNEL);
+	other_bulk = kunit_kzalloc(test, sizeof(*other_bulk), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, bulk && other_bulk);
+	bos = kvcalloc(n + 1, sizeof(*bos), GFP_KERNEL);
+	res = kvcalloc(n + 1, sizeof(*res), GFP_KERNEL);
+	if (!bos || !res) {
+		kvfree(bos);
+		kvfree(res);
+		kunit_skip(test, "no memory for %u BOs", n);
+	}
+
+	/* Two bulk moves may share a lock: one lock is all the timing needs. */
+	dma_resv_init(&resv);
+	ttm_lru_bulk_move_init(bulk);
+	ttm_lru_bulk_move_init(other_bulk);
+	dma_resv_lock(&resv, NULL);
+
+	other = &bos[n];
+	for (i = 0; i < n; i++)
+		res_bo_init(test, &bos[i], &res[i], &resv, bulk,
+			    TTM_RESIDENCY_NORMAL);
+	res_bo_init(test, other, &res[n], &resv, other_bulk,
+		    TTM_RESIDENCY_NORMAL);
+
+	flat_move = bench_bulk_moves(bulk, other_bulk, &other->bdev->lru_lock);
+	use = bench_uses(&bos[n / 2]);
+
+	for (i = 0; i < n; i++)
+		ttm_bo_set_residency(&bos[i], i % TTM_NUM_RESIDENCY);
+	levels_move = bench_bulk_moves(bulk, other_bulk, &other->bdev->lru_lock);
+	change = bench_level_changes(&bos[n / 2]);
+	expect_bulk_sorted(test, sys_man(test), bulk, n);
+
+	move_ratio = bench_ratio(levels_move, flat_move);
+	change_ratio = bench_ratio(change, use);
+	kunit_info(test, "%u BOs: bulk move %llu ns with one level (7.3), %llu ns with five (x%u.%02u); level change %llu ns, use %llu ns (x%u.%02u)\n",
+		   n, flat_move, levels_move, move_ratio / 100, move_ratio % 100,
+		   change, use, change_ratio / 100, change_ratio % 100);
+
+	for (i = 0; i <= n; i++)
+		res_bo_fini(&bos[i]);
+	dma_resv_unlock(&resv);
+	ttm_lru_bulk_move_fini(other->bdev, other_bulk);
+	ttm_lru_bulk_move_fini(other->bdev, bulk);
+	dma_resv_fini(&resv);
+	kvfree(res);
+	kvfree(bos);
+}
+
+static struct kunit_case ttm_residency_bench_cases[] = {
+	/* Information rather than a test: it fails only if the order breaks. */
+	KUNIT_CASE_PARAM_ATTR(ttm_residency_bench, bench_bos_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite ttm_residency_bench_suite = {
+	.name = "ttm_residency_bench",
+	.init = ttm_residency_test_init,
+	.exit = ttm_test_devices_fini,
+	.test_cases = ttm_residency_bench_cases,
+};
+
+kunit_test_suites(&ttm_residency_test_suite, &ttm_residency_bench_suite);
+
+MODULE_DESCRIPTION("KUnit tests for TTM residency levels");
+MODULE_LICENSE("GPL and additional rights");
