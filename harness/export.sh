@@ -50,8 +50,13 @@ for n in "${names[@]}"; do
 	# --abbrev: git sizes abbreviated hashes by the objects it has packed,
 	# so a fresh tree and a packed one would write other index lines; 9 is
 	# what a packed kernel tree gets, and what series/ has always had.
+	# A series whose cover letter is an RFC stays one: '[RFC PATCH n/N]'.
+	rfc=()
+	if grep -qs '^Subject: \[RFC PATCH' "$TOP/series/$n/0000-cover-letter.patch"; then
+		rfc=(--rfc)
+	fi
 	git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
-		--thread=shallow --base=base --abbrev=9 "${version[@]}" \
+		--thread=shallow --base=base --abbrev=9 "${version[@]}" "${rfc[@]}" \
 		-o "$tmp/$n" "$from..$to"
 	# The file names stay those of v1: the version is in the subjects.
 	for f in "$tmp/$n"/v[0-9]*-*.patch; do

@@ -6,9 +6,9 @@ Usage: sendcheck.py [--base COMMIT] [--prerequisite=PATCH]...
 
 DRY_RUN_LOG is the output of 'git send-email --dry-run' over COVER and
 PATCH..., in order: one series, one thread. Every mail must carry
-'[PATCH<v> n/N]' with one version for all (the highest 'Changes in vN' of
-the cover letter; v1 has none), number n of N, and thread under the cover
-letter. With --base, the cover letter names COMMIT as 'base-commit:', and
+'[PATCH<v> n/N]', or '[RFC PATCH<v> n/N]' when the cover letter is an RFC,
+with one version for all (the highest 'Changes in vN' of the cover
+letter; v1 has none), number n of N, and thread under the cover letter. With --base, the cover letter names COMMIT as 'base-commit:', and
 lists as 'prerequisite-patch-id:' the patch-ids of exactly the
 --prerequisite patches (those of the series before it), so that b4 and
 the list's CI can rebuild the tree it applies to. Every patch must be
@@ -97,6 +97,9 @@ def main():
     versions = [int(v) for v in re.findall(r'^Changes in v(\d+)', cover, re.M)]
     version = max(versions) if versions else 1
     tag = 'PATCH' if version == 1 else 'PATCH v%d' % version
+    # An RFC series is one in every mail: '[RFC PATCH n/N]'.
+    if re.search(r'^Subject: \[RFC PATCH', cover, re.M):
+        tag = 'RFC ' + tag
     total = len(patches) - 1
 
     heads = mails(open(log).read())

@@ -86,7 +86,7 @@ enum ttm_bo_type {
  * @ttm: TTM structure holding system pages.
  * @deleted: True if the object is only a zombie and already deleted.
  * @residency: &enum ttm_residency level inside @bulk_move. Changed only by
- * ttm_bo_set_residency().
+ * ttm_bo_set_residency(), with the reservation and the LRU lock held.
  * @bulk_move: The bulk move object.
  * @priority: Priority for LRU, BOs with lower priority are evicted first.
  * @pin_count: Pin count.

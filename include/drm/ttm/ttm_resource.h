@@ -278,6 +278,10 @@ struct ttm_bus_placement {
  * @bus: Placement on io bus accessible to the CPU
  * @bo: weak reference to the BO, protected by ttm_device::lru_lock
  * @css: cgroup state this resource is charged to
+ * @residency: The &enum ttm_residency level whose range of a bulk move the
+ * resource is in, protected by ttm_device::lru_lock. It is its BO's level
+ * when it joined: a BO can have a second resource in its bulk move while
+ * it moves, and that one keeps its place until it is used.
  *
  * Structure indicating the placement and space resources used by a
  * buffer object.
@@ -291,6 +295,7 @@ struct ttm_resource {
 	struct ttm_buffer_object *bo;
 
 	struct dmem_cgroup_pool_state *css;
+	u8 residency;
 
 	/**
 	 * @lru: Least recently used list, see &ttm_resource_manager.lru
@@ -326,12 +331,12 @@ struct ttm_lru_bulk_move_pos {
 /**
  * struct ttm_lru_bulk_move
  * @pos: first/last lru entry for resources in the each domain/priority
- * @level_last: last lru entry of each residency level inside each range of
- * @pos, NULL where a level has none. Only adding and removing resources
- * reads it, so it is kept apart from @pos, which ttm_lru_bulk_move_tail()
- * reads on every submission.
  * @cursor_list: The list of cursors currently traversing any of
  * the sublists of @pos. Protected by the ttm device's lru_lock.
+ * @level_last: last lru entry of each residency level inside each range of
+ * @pos, NULL where a level has none. Protected by the ttm device's lru_lock.
+ * Only adding, using and removing resources read it, so it is kept behind
+ * what ttm_lru_bulk_move_tail() reads on every submission.
  *
  * Container for the current bulk move state. Should be used with
  * ttm_lru_bulk_move_init() and ttm_bo_set_bulk_move().
@@ -341,9 +346,9 @@ struct ttm_lru_bulk_move_pos {
  */
 struct ttm_lru_bulk_move {
 	struct ttm_lru_bulk_move_pos pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY];
+	struct list_head cursor_list;
 	struct ttm_resource *level_last[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY]
 				       [TTM_NUM_RESIDENCY];
-	struct list_head cursor_list;
 };
 
 /**

@@ -122,12 +122,16 @@ EXPORT_SYMBOL(ttm_bo_set_bulk_move);
 /**
  * ttm_bo_set_residency - set a BO's residency level inside its bulk move
  * @bo: The buffer object, reserved.
- * @residency: The new level.
+ * @residency: The new level. Callers check a level that comes from
+ * userspace: an invalid one WARNs and changes nothing.
  *
  * Changing the level is a use: the BO's resource goes to the tail of its
- * new level in the bulk move. Setting the level the BO has changes nothing.
- * A BO outside a bulk move, or pinned, keeps the level for when it joins
- * one. ttm_bo_init_reserved() starts every BO at %TTM_RESIDENCY_NORMAL.
+ * new level in the bulk move, since the client has just named it. Setting
+ * the level the BO has changes nothing. A BO outside a bulk move, or
+ * pinned, keeps the level for when it joins one. ttm_bo_init_reserved()
+ * starts every BO at %TTM_RESIDENCY_NORMAL.
+ *
+ * Context: Takes the LRU lock.
  */
 void ttm_bo_set_residency(struct ttm_buffer_object *bo,
 			  enum ttm_residency residency)

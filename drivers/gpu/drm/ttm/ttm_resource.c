@@ -64,9 +64,10 @@
  * BOs of an idle client: it orders a client's own memory only. It has no
  * effect on BOs outside a bulk move, or pinned, until they join one.
  *
- * A bulk move keeps where each level of each range ends. Adding a resource,
- * using it and changing its level cost O(levels), whatever the number of
- * BOs; ttm_lru_bulk_move_tail() moves each range as one, as before.
+ * A bulk move keeps where each level of each range ends. Using a resource
+ * and removing it cost O(1), as before; adding one to an empty level looks
+ * at the levels below it. None of it depends on the number of BOs, and
+ * ttm_lru_bulk_move_tail() moves each range as one, as before.
  */
 
 /* Detach the cursor from the bulk move list */
@@ -244,37 +245,36 @@ static struct ttm_resource *ttm_lru_next_res(struct ttm_resource *cur)
 
 /* Return where each residency level of this resource's range ends */
 static struct ttm_resource **
-ttm_lru_bulk_move_level_last(struct ttm_lru_bulk_move *bulk,
-			     struct ttm_resource *res)
+ttm_lru_bulk_move_levels(struct ttm_lru_bulk_move *bulk,
+			 struct ttm_resource *res)
 {
 	return bulk->level_last[res->mem_type][res->bo->priority];
 }
 
 /*
- * Place a resource that is not in the range last in its level: behind its
- * level, or where its level would be when that is empty.
+ * Put a resource that joins the range at the end of its level: behind the
+ * level's last resource, or, when the level is empty, behind the highest
+ * level below it, or else in front of the range.
  */
-static void ttm_lru_bulk_move_level_tail(struct ttm_lru_bulk_move_pos *pos,
-					 struct ttm_resource **level_last,
+static void ttm_lru_bulk_move_join_level(struct ttm_lru_bulk_move_pos *pos,
+					 struct ttm_resource **levels,
 					 struct ttm_resource *res)
 {
-	unsigned int level = res->bo->residency;
-	unsigned int i;
+	int i;
 
-	for (i = level + 1; i-- > 0;) {
-		if (level_last[i]) {
-			list_move(&res->lru.link, &level_last[i]->lru.link);
-			if (pos->last == level_last[i])
+	for (i = res->residency; i >= 0; i--) {
+		if (levels[i]) {
+			list_move(&res->lru.link, &levels[i]->lru.link);
+			if (pos->last == levels[i])
 				pos->last = res;
-			level_last[level] = res;
+			levels[res->residency] = res;
 			return;
 		}
 	}
 
-	/* Nothing at or below its level: it starts the range. */
 	list_move_tail(&res->lru.link, &pos->first->lru.link);
 	pos->first = res;
-	level_last[level] = res;
+	levels[res->residency] = res;
 }
 
 /* The resource before this one if it is in the same level, else NULL */
@@ -288,23 +288,24 @@ ttm_lru_bulk_move_prev_in_level(struct ttm_lru_bulk_move_pos *pos,
 		return NULL;
 
 	prev = ttm_lru_prev_res(res);
-	return prev->bo->residency == res->bo->residency ? prev : NULL;
+	return prev->residency == res->residency ? prev : NULL;
 }
 
-/* Add the resource to a bulk_move cursor */
+/* Add the resource to a bulk_move cursor, in its BO's level */
 static void ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk,
 				  struct ttm_resource *res)
 {
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
-	struct ttm_resource **level_last = ttm_lru_bulk_move_level_last(bulk, res);
+	struct ttm_resource **levels = ttm_lru_bulk_move_levels(bulk, res);
 
+	res->residency = res->bo->residency;
 	if (!pos->first) {
 		pos->first = res;
 		pos->last = res;
-		level_last[res->bo->residency] = res;
+		levels[res->residency] = res;
 	} else {
 		WARN_ON(pos->first->bo->base.resv != res->bo->base.resv);
-		ttm_lru_bulk_move_level_tail(pos, level_last, res);
+		ttm_lru_bulk_move_join_level(pos, levels, res);
 	}
 }
 
@@ -313,19 +314,18 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 				  struct ttm_resource *res)
 {
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
-	struct ttm_resource **level_last = ttm_lru_bulk_move_level_last(bulk, res);
-	unsigned int level = res->bo->residency;
+	struct ttm_resource **levels = ttm_lru_bulk_move_levels(bulk, res);
 
 	if (unlikely(WARN_ON(!pos->first || !pos->last) ||
 		     (pos->first == res && pos->last == res))) {
 		pos->first = NULL;
 		pos->last = NULL;
-		memset(level_last, 0, sizeof(*level_last) * TTM_NUM_RESIDENCY);
+		memset(levels, 0, sizeof(*levels) * TTM_NUM_RESIDENCY);
 		return;
 	}
 
-	if (level_last[level] == res)
-		level_last[level] = ttm_lru_bulk_move_prev_in_level(pos, res);
+	if (levels[res->residency] == res)
+		levels[res->residency] = ttm_lru_bulk_move_prev_in_level(pos, res);
 
 	if (pos->first == res) {
 		pos->first = ttm_lru_next_res(res);
@@ -336,15 +336,32 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 	}
 }
 
-/* Move the resource to the tail of its level in the bulk move range */
+/*
+ * Move the resource to the end of its level in the bulk move range: one
+ * list move, as without levels. A resource whose BO changed level while it
+ * was its second resource moves to its BO's level.
+ */
 static void ttm_lru_bulk_move_use(struct ttm_lru_bulk_move *bulk,
 				  struct ttm_resource *res)
 {
-	if (ttm_lru_bulk_move_level_last(bulk, res)[res->bo->residency] == res)
+	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
+	struct ttm_resource **levels = ttm_lru_bulk_move_levels(bulk, res);
+	struct ttm_resource *last = levels[res->residency];
+
+	if (unlikely(res->residency != res->bo->residency)) {
+		ttm_lru_bulk_move_del(bulk, res);
+		ttm_lru_bulk_move_add(bulk, res);
+		return;
+	}
+	if (last == res)
 		return;
 
-	ttm_lru_bulk_move_del(bulk, res);
-	ttm_lru_bulk_move_add(bulk, res);
+	if (pos->first == res)
+		pos->first = ttm_lru_next_res(res);
+	list_move(&res->lru.link, &last->lru.link);
+	if (pos->last == last)
+		pos->last = res;
+	levels[res->residency] = res;
 }
 
 static bool ttm_resource_is_swapped(struct ttm_resource *res, struct ttm_buffer_object *bo)

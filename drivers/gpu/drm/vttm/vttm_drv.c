@@ -61,7 +61,8 @@
  * The statistics say what the client's jobs cost in migrations, evictions
  * and failed jobs. Writing N to the debugfs file exec_eviction of the device
  * makes validation leave the job's drm_exec out of TTM's operation context,
- * so that one boot measures TTM's eviction with and without it.
+ * so that one boot measures TTM's eviction with and without it. Likewise,
+ * N in residency_levels keeps the levels that clients set from TTM.
  *
  * The selftests in tools/testing/selftests/drivers/gpu/vttm/ use it.
  */
@@ -434,6 +435,7 @@ static int vttm_stats_ioctl(struct drm_device *drm, void *data,
 	struct vttm_client *client = file->driver_priv;
 	struct vttm_stats *stats = &client->stats;
 	struct drm_vttm_stats *args = data;
+	unsigned int i;
 
 	args->submits = atomic64_read(&stats->submits);
 	args->failed_submits = atomic64_read(&stats->failed_submits);
@@ -445,7 +447,37 @@ static int vttm_stats_ioctl(struct drm_device *drm, void *data,
 	args->bytes_evicted_from = atomic64_read(&stats->bytes_evicted_from);
 	args->evictions = atomic64_read(&stats->evictions);
 	args->pingpongs = atomic64_read(&stats->pingpongs);
+	for (i = 0; i < VTTM_NUM_RESIDENCY; i++)
+		args->bytes_evicted_from_level[i] =
+			atomic64_read(&stats->bytes_evicted_from_level[i]);
 	return 0;
+}
+
+/**
+ * vttm_bo_set_residency_ioctl - DRM_IOCTL_VTTM_BO_SET_RESIDENCY
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_bo_residency.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_bo_residency says.
+ */
+static int vttm_bo_set_residency_ioctl(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct drm_vttm_bo_residency *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->level >= VTTM_NUM_RESIDENCY)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = vttm_bo_set_residency(to_vttm_bo(obj), args->level);
+	drm_gem_object_put(obj);
+	return ret;
 }
 
 static const struct drm_ioctl_desc vttm_ioctls[] = {
@@ -454,6 +486,8 @@ static const struct drm_ioctl_desc vttm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VTTM_SUBMIT, vttm_submit_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VTTM_WAIT, vttm_wait_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VTTM_STATS, vttm_stats_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_BO_SET_RESIDENCY, vttm_bo_set_residency_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 static const char * const vttm_region_names[] = {
@@ -502,9 +536,10 @@ static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
  * vttm_debugfs_init - &drm_driver.debugfs_init: the device's debugfs files
  * @minor: The primary minor of the device.
  *
- * exec_eviction, a bool, switches exec-aware eviction on and off; vram_mm
- * shows the buddy allocator of VRAM; host_memory the host pages behind the
- * device's buffers.
+ * exec_eviction, a bool, switches exec-aware eviction on and off;
+ * residency_levels, a bool, whether buffers' residency levels reach TTM;
+ * vram_mm shows the buddy allocator of VRAM; host_memory the host pages
+ * behind the device's buffers.
  */
 static void vttm_debugfs_init(struct drm_minor *minor)
 {
@@ -512,6 +547,8 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 
 	debugfs_create_bool("exec_eviction", 0600, minor->debugfs_root,
 			    &vdev->exec_eviction);
+	debugfs_create_bool("residency_levels", 0600, minor->debugfs_root,
+			    &vdev->residency_levels);
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
 							     TTM_PL_VRAM),
 					    minor->debugfs_root, "vram_mm");
@@ -554,6 +591,7 @@ static int vttm_device_init(struct vttm_device *vdev)
 		return -EINVAL;
 
 	vdev->exec_eviction = true;
+	vdev->residency_levels = true;
 	vttm_jobs_init(vdev);
 	return vttm_ttm_init(vdev);
 }

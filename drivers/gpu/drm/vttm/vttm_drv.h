@@ -38,6 +38,9 @@ struct gpu_buddy_block;
  * @exec_eviction: Whether validation passes the job's drm_exec to TTM, so
  *	that eviction locks its victims through it. The debugfs file
  *	exec_eviction switches it off to measure TTM's path without it.
+ * @residency_levels: Whether a buffer's residency level reaches TTM. The
+ *	debugfs file residency_levels switches it off to measure TTM's order
+ *	without levels.
  * @jobs_lock: Protects @jobs.
  * @jobs: The fences of the jobs whose timers may still run, each holding a
  *	reference; see vttm_job_fence_start().
@@ -49,6 +52,7 @@ struct vttm_device {
 	u64 vram_size;
 	u64 gtt_size;
 	bool exec_eviction;
+	bool residency_levels;
 	spinlock_t jobs_lock; /* Protects @jobs. */
 	struct list_head jobs;
 };
@@ -65,6 +69,7 @@ struct vttm_device {
  * @bytes_evicted_from: Bytes of the client's buffers evicted from VRAM.
  * @evictions: Evictions of the client's buffers from VRAM.
  * @pingpongs: Buffers moved back into VRAM within a second of eviction.
+ * @bytes_evicted_from_level: @bytes_evicted_from by the buffers' levels.
  */
 struct vttm_stats {
 	atomic64_t submits;
@@ -77,6 +82,7 @@ struct vttm_stats {
 	atomic64_t bytes_evicted_from;
 	atomic64_t evictions;
 	atomic64_t pingpongs;
+	atomic64_t bytes_evicted_from_level[TTM_NUM_RESIDENCY];
 };
 
 /**
@@ -110,6 +116,7 @@ struct vttm_client {
  * @flags: VTTM_BO_* creation flags.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
  * @job: The client's job that last placed it.
+ * @level: The residency level the client set, VTTM_RESIDENCY_*.
  */
 struct vttm_bo {
 	struct ttm_buffer_object tbo;
@@ -118,6 +125,7 @@ struct vttm_bo {
 	u32 flags;
 	unsigned long evicted_at;
 	u64 job;
+	u32 level;
 };
 
 /**
@@ -173,6 +181,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		     struct drm_exec *exec);
 void vttm_bo_detach(struct vttm_bo *bo);
+int vttm_bo_set_residency(struct vttm_bo *bo, u32 level);
 
 int vttm_vram_mgr_init(struct vttm_device *vdev);
 void vttm_vram_mgr_fini(struct vttm_device *vdev);

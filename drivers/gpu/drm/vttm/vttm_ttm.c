@@ -141,6 +141,7 @@ static void vttm_account_move(struct vttm_bo *bo, u32 old_type, u32 new_type)
 	if (old_type == TTM_PL_VRAM && new_type != TTM_PL_VRAM) {
 		atomic64_inc(&stats->evictions);
 		atomic64_add(size, &stats->bytes_evicted_from);
+		atomic64_add(size, &stats->bytes_evicted_from_level[bo->level]);
 		bo->evicted_at = jiffies ?: 1;
 	} else if (new_type == TTM_PL_VRAM && old_type != TTM_PL_VRAM) {
 		atomic64_add(size, &stats->bytes_moved_to_vram);
@@ -359,6 +360,38 @@ void vttm_ttm_fini(struct vttm_device *vdev)
 	vfree(vdev->vram);
 }
 
+static_assert(VTTM_RESIDENCY_MINIMUM == TTM_RESIDENCY_MINIMUM);
+static_assert(VTTM_RESIDENCY_LOW == TTM_RESIDENCY_LOW);
+static_assert(VTTM_RESIDENCY_NORMAL == TTM_RESIDENCY_NORMAL);
+static_assert(VTTM_RESIDENCY_HIGH == TTM_RESIDENCY_HIGH);
+static_assert(VTTM_RESIDENCY_MAXIMUM == TTM_RESIDENCY_MAXIMUM);
+static_assert(VTTM_NUM_RESIDENCY == TTM_NUM_RESIDENCY);
+
+/**
+ * vttm_bo_set_residency - set a buffer's residency level
+ * @bo: The buffer.
+ * @level: VTTM_RESIDENCY_*, checked by the caller.
+ *
+ * The level reaches TTM unless the device's residency_levels knob is off;
+ * the buffer's statistics follow it either way.
+ *
+ * Return: 0, or -EINTR if interrupted while taking the client's lock.
+ */
+int vttm_bo_set_residency(struct vttm_bo *bo, u32 level)
+{
+	bool to_ttm = READ_ONCE(bo->client->vdev->residency_levels);
+	int ret;
+
+	ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
+	if (ret)
+		return ret;
+
+	bo->level = level;
+	ttm_bo_set_residency(&bo->tbo, to_ttm ? level : TTM_RESIDENCY_NORMAL);
+	dma_resv_unlock(bo->tbo.base.resv);
+	return 0;
+}
+
 /**
  * vttm_bo_detach - take a buffer out of its client's LRU bulk move
  * @bo: The buffer, whose handle is gone.
@@ -496,6 +529,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
 	bo->placements = placements;
 	bo->flags = flags;
+	bo->level = VTTM_RESIDENCY_NORMAL;
 	kref_get(&client->ref);
 	bo->client = client;
 

@@ -28,6 +28,8 @@
  *
  * A client may export a buffer as a dma-buf (DRM_IOCTL_PRIME_HANDLE_TO_FD),
  * to see what exporting costs the exporter; no importer can attach to it.
+ * DRM_IOCTL_VTTM_BO_SET_RESIDENCY sets a buffer's residency level, which
+ * orders eviction among the client's own buffers, lowest level first.
  *
  * Arguments are checked before anything changes: an ioctl that fails on
  * its arguments has no effect.
@@ -37,6 +39,7 @@
 #define DRM_VTTM_SUBMIT			0x01
 #define DRM_VTTM_WAIT			0x02
 #define DRM_VTTM_STATS			0x03
+#define DRM_VTTM_BO_SET_RESIDENCY	0x04
 
 #define DRM_IOCTL_VTTM_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VTTM_BO_CREATE, struct drm_vttm_bo_create)
@@ -46,6 +49,9 @@
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VTTM_WAIT, struct drm_vttm_wait)
 #define DRM_IOCTL_VTTM_STATS \
 	DRM_IOR(DRM_COMMAND_BASE + DRM_VTTM_STATS, struct drm_vttm_stats)
+#define DRM_IOCTL_VTTM_BO_SET_RESIDENCY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VTTM_BO_SET_RESIDENCY, \
+		struct drm_vttm_bo_residency)
 
 /* The buffer may live in VRAM. */
 #define VTTM_PLACE_VRAM		0x1
@@ -58,6 +64,14 @@
  * VRAM, and keeps the buffer's empty TT behind it, as xe's clear does.
  */
 #define VTTM_BO_DEFER_BACKING	0x1
+
+/* Residency levels, as TTM's: a client's lowest level is evicted first. */
+#define VTTM_RESIDENCY_MINIMUM	0
+#define VTTM_RESIDENCY_LOW	1
+#define VTTM_RESIDENCY_NORMAL	2
+#define VTTM_RESIDENCY_HIGH	3
+#define VTTM_RESIDENCY_MAXIMUM	4
+#define VTTM_NUM_RESIDENCY	5
 
 /* The most buffers one job may use. */
 #define VTTM_SUBMIT_MAX_BOS	1024
@@ -144,6 +158,9 @@ struct drm_vttm_wait {
  * @evictions: Out: evictions of the client's buffers from VRAM.
  * @pingpongs: Out: times one of the client's buffers moved back into VRAM
  *	within a second of its eviction.
+ * @bytes_evicted_from_level: Out: @bytes_evicted_from by the residency
+ *	level the client last set for each buffer, including while the
+ *	debugfs file residency_levels is N.
  */
 struct drm_vttm_stats {
 	__u64 submits;
@@ -156,6 +173,24 @@ struct drm_vttm_stats {
 	__u64 bytes_evicted_from;
 	__u64 evictions;
 	__u64 pingpongs;
+	__u64 bytes_evicted_from_level[VTTM_NUM_RESIDENCY];
+};
+
+/**
+ * struct drm_vttm_bo_residency - set a buffer's residency level
+ * @handle: In: the buffer.
+ * @level: In: %VTTM_RESIDENCY_MINIMUM to %VTTM_RESIDENCY_MAXIMUM. Every
+ *	buffer starts at %VTTM_RESIDENCY_NORMAL.
+ * Changing the level counts as a use of the buffer. A level set while the
+ * debugfs file residency_levels is N is recorded for &drm_vttm_stats, but
+ * TTM puts the buffer at NORMAL, as a kernel without residency levels
+ * would; levels set before keep their effect.
+ * Return: 0, -EINVAL for a level out of range, -ENOENT for an unknown
+ * handle, -EINTR if interrupted. A call that fails changes nothing.
+ */
+struct drm_vttm_bo_residency {
+	__u32 handle;
+	__u32 level;
 };
 
 #endif /* _VTTM_UAPI_H_ */

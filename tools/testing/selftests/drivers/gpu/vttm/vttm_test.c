@@ -2092,4 +2092,200 @@ TEST_F(dmem, job_over_the_cgroups_dmem_max_fails_and_charges_nothing)
 	EXPECT_EQ(size, dmem_value(self->cg, "dmem.current", self->region));
 }
 
+/* ------------------------------------------------------------------ */
+/* Residency levels                                                   */
+/* ------------------------------------------------------------------ */
+
+static int set_residency(int fd, __u32 handle, __u32 level)
+{
+	struct drm_vttm_bo_residency args = {
+		.handle = handle,
+		.level = level,
+	};
+
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_SET_RESIDENCY, &args);
+}
+
+FIXTURE(residency)
+{
+	struct vttm_dev dev;
+	char knob[PATH_MAX];
+	__u64 size;
+	int fd;
+};
+
+FIXTURE_SETUP(residency)
+{
+	int ret;
+
+	self->fd = -1;
+	self->knob[0] = '\0';
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
+				 VTTM_PARAMS, strerror(-ret));
+	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
+		SKIP(return, "vram_size %llu is below %d pages",
+		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+	if (debugfs_file(&self->dev, "residency_levels", R_OK | W_OK,
+			 self->knob, sizeof(self->knob)))
+		self->knob[0] = '\0';
+	if (self->knob[0])
+		ASSERT_EQ(0, write_text(self->knob, "Y"));
+
+	/* Three buffers of 3/8 of VRAM: the third evicts one of the others. */
+	self->size = pages_down(&self->dev, self->dev.vram_size / 8 * 3);
+	self->fd = vttm_open(&self->dev);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev.path,
+				      strerror(-self->fd));
+}
+
+FIXTURE_TEARDOWN(residency)
+{
+	if (self->knob[0])
+		write_text(self->knob, "Y");
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * In @fd: a buffer of @size at @level_old used first, then one at
+ * @level_recent; then @evictor_fd's buffer of @size pushes one of them out.
+ * Returns what @fd lost at each level in @stats.
+ */
+static void evict_one_of_two(struct __test_metadata *_metadata, __u64 size,
+			     int evictor_fd, int fd, __u32 level_old,
+			     __u32 level_recent, struct drm_vttm_stats *stats)
+{
+	__u32 h_old, h_recent, h;
+
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, &h_recent));
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, &h_old));
+	ASSERT_EQ(0, set_residency(fd, h_old, level_old));
+	ASSERT_EQ(0, set_residency(fd, h_recent, level_recent));
+	ASSERT_EQ(0, submit(fd, &h_old, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_old));
+	ASSERT_EQ(0, submit(fd, &h_recent, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_recent));
+
+	ASSERT_EQ(0, bo_create(evictor_fd, size, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, submit(evictor_fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(evictor_fd, h));
+	ASSERT_EQ(0, get_stats(fd, stats));
+	ASSERT_EQ(size, stats->bytes_evicted_from);
+}
+
+TEST_F(residency, lowest_level_of_a_client_goes_first_though_used_last)
+{
+	struct drm_vttm_stats stats;
+	int fd = vttm_open(&self->dev);
+
+	ASSERT_LE(0, fd);
+	evict_one_of_two(_metadata, self->size, self->fd, fd,
+			 VTTM_RESIDENCY_MAXIMUM, VTTM_RESIDENCY_MINIMUM, &stats);
+	EXPECT_EQ(self->size,
+		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_MINIMUM]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	close(fd);
+}
+
+/* The same load with levels kept from TTM: LRU order alone decides. */
+TEST_F(residency, without_levels_the_least_recently_used_goes_first)
+{
+	struct drm_vttm_stats stats;
+	int fd;
+
+	if (!self->knob[0])
+		SKIP(return, "no %s/<minor>/residency_levels (CONFIG_DEBUG_FS)",
+		     DRI_DEBUGFS);
+	ASSERT_EQ(0, write_text(self->knob, "N"));
+	fd = vttm_open(&self->dev);
+	ASSERT_LE(0, fd);
+	evict_one_of_two(_metadata, self->size, self->fd, fd,
+			 VTTM_RESIDENCY_MAXIMUM, VTTM_RESIDENCY_MINIMUM, &stats);
+	EXPECT_EQ(self->size,
+		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MINIMUM]);
+	close(fd);
+}
+
+/* An idle client's highest level goes before an active client's lowest. */
+TEST_F(residency, levels_do_not_order_clients)
+{
+	struct drm_vttm_stats idle, active;
+	int fd_idle, fd_active;
+	__u32 h_idle, h_active, h;
+
+	fd_idle = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_idle);
+	fd_active = vttm_open(&self->dev);
+	ASSERT_LE(0, fd_active);
+	ASSERT_EQ(0, bo_create(fd_idle, self->size, VTTM_PLACE_VRAM, &h_idle));
+	ASSERT_EQ(0, bo_create(fd_active, self->size, VTTM_PLACE_VRAM,
+			       &h_active));
+	ASSERT_EQ(0, set_residency(fd_idle, h_idle, VTTM_RESIDENCY_MAXIMUM));
+	ASSERT_EQ(0, set_residency(fd_active, h_active,
+				   VTTM_RESIDENCY_MINIMUM));
+	ASSERT_EQ(0, submit(fd_idle, &h_idle, 1));
+	ASSERT_EQ(0, bo_wait(fd_idle, h_idle));
+	ASSERT_EQ(0, submit(fd_active, &h_active, 1));
+	ASSERT_EQ(0, bo_wait(fd_active, h_active));
+
+	ASSERT_EQ(0, bo_create(self->fd, self->size, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, submit(self->fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, h));
+
+	ASSERT_EQ(0, get_stats(fd_idle, &idle));
+	ASSERT_EQ(0, get_stats(fd_active, &active));
+	EXPECT_EQ(self->size,
+		  idle.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	EXPECT_EQ(0ULL, active.bytes_evicted_from);
+	close(fd_idle);
+	close(fd_active);
+}
+
+/*
+ * Bad calls on the older buffer, at MAXIMUM: each fails, and the buffer
+ * keeps its level, so the more recent NORMAL one is evicted instead of it.
+ */
+TEST_F(residency, bad_level_or_handle_fails_and_changes_nothing)
+{
+	static const __u32 bad[] = {
+		VTTM_NUM_RESIDENCY, 0x78000000, UINT32_MAX,
+	};
+	struct drm_vttm_stats stats;
+	__u32 h_old, h_recent, h;
+	unsigned int i;
+	int fd;
+
+	fd = vttm_open(&self->dev);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bo_create(fd, self->size, VTTM_PLACE_VRAM, &h_old));
+	ASSERT_EQ(0, bo_create(fd, self->size, VTTM_PLACE_VRAM, &h_recent));
+	ASSERT_EQ(0, set_residency(fd, h_old, VTTM_RESIDENCY_MAXIMUM));
+	ASSERT_EQ(0, submit(fd, &h_old, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_old));
+	ASSERT_EQ(0, submit(fd, &h_recent, 1));
+	ASSERT_EQ(0, bo_wait(fd, h_recent));
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, set_residency(fd, h_old, bad[i]))
+			TH_LOG("level %#x", bad[i]);
+	EXPECT_EQ(-ENOENT, set_residency(fd, h_recent + 100,
+					 VTTM_RESIDENCY_MINIMUM));
+	/* The fixture's client has no buffer of that handle. */
+	EXPECT_EQ(-ENOENT, set_residency(self->fd, h_old,
+					 VTTM_RESIDENCY_MINIMUM));
+
+	ASSERT_EQ(0, bo_create(self->fd, self->size, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, submit(self->fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, h));
+	ASSERT_EQ(0, get_stats(fd, &stats));
+	EXPECT_EQ(self->size,
+		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_NORMAL]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
