@@ -146,10 +146,16 @@ if [ ${#uapi[@]} -gt 0 ]; then
 	hdr=$BUILD/uapi/usr/include
 	build_locked make -s -C "$VTREE" O="$BUILD/uapi" ARCH=x86 -j"$JOBS" \
 		headers >/dev/null
+	# 6.12's headers_check.pl takes the architecture after the directory;
+	# 7.3's takes files only.
+	check=$VTREE/usr/include/headers_check.pl
+	arch=()
+	if grep -q 'my (\$dir, \$arch' "$check"; then
+		arch=(x86)
+	fi
 	for f in "${uapi[@]}"; do
 		h=${f#include/uapi/}
-		if ! perl "$VTREE/usr/include/headers_check.pl" "$hdr" x86 \
-			"$hdr/$h" ||
+		if ! perl "$check" "$hdr" "${arch[@]}" "$hdr/$h" ||
 		   ! gcc -fsyntax-only -Wall -Werror -I"$hdr" -include "$hdr/$h" \
 			-x c /dev/null ||
 		   ! g++ -fsyntax-only -Wall -Werror -I"$hdr" -include "$hdr/$h" \
