@@ -485,6 +485,67 @@ static void ttm_residency_second_resource_keeps_its_level(struct kunit *test)
 	res_client_fini(test, a);
 }
 
+/* A level set while pinned takes effect when the BO rejoins its bulk move. */
+static void ttm_residency_set_while_pinned(struct kunit *test)
+{
+	struct ttm_buffer_object *x, *y, *z;
+	struct res_client *a;
+
+	a = res_client(test);
+	x = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	y = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	z = res_bo(test, a, TTM_RESIDENCY_LOW);
+
+	dma_resv_lock(&a->resv, NULL);
+	ttm_bo_pin(x);
+	ttm_bo_set_residency(x, TTM_RESIDENCY_MINIMUM);
+	dma_resv_unlock(&a->resv);
+	expect_bulk_sorted(test, &a->bulk, 2);
+
+	dma_resv_lock(&a->resv, NULL);
+	ttm_bo_unpin(x);
+	dma_resv_unlock(&a->resv);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ x, z, y }, 3);
+	expect_bulk_sorted(test, &a->bulk, 3);
+
+	res_bos_put((struct ttm_buffer_object *[]){ x, y, z }, 3);
+	res_client_fini(test, a);
+}
+
+/* A BO that changes bulk moves takes its level along. */
+static void ttm_residency_moves_between_bulk_moves(struct kunit *test)
+{
+	struct ttm_buffer_object *lo, *mid, *hi;
+	struct ttm_lru_bulk_move *other;
+	struct res_client *a;
+
+	a = res_client(test);
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	ttm_lru_bulk_move_init(other);
+	lo = res_bo(test, a, TTM_RESIDENCY_MINIMUM);
+	mid = res_bo(test, a, TTM_RESIDENCY_NORMAL);
+	hi = res_bo(test, a, TTM_RESIDENCY_HIGH);
+
+	res_set_bulk(hi, other);
+	res_set_bulk(lo, other);
+	expect_bulk_sorted(test, &a->bulk, 1);
+	expect_bulk_sorted(test, other, 2);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ mid, lo, hi }, 3);
+
+	res_set_bulk(lo, &a->bulk);
+	expect_bulk_sorted(test, &a->bulk, 2);
+	expect_bulk_sorted(test, other, 1);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, mid, hi }, 3);
+
+	res_bos_put((struct ttm_buffer_object *[]){ lo, mid, hi }, 3);
+	ttm_lru_bulk_move_fini(sys_man(test)->bdev, other);
+	res_client_fini(test, a);
+}
+
 static void ttm_residency_orders_each_list_apart(struct kunit *test)
 {
 	struct ttm_buffer_object *a0, *a1, *a2, *a3, *b0;
@@ -737,6 +798,8 @@ static struct kunit_case ttm_residency_test_cases[] = {
 	KUNIT_CASE(ttm_residency_change_moves_within_bulk),
 	KUNIT_CASE(ttm_residency_refills_an_emptied_range),
 	KUNIT_CASE(ttm_residency_second_resource_keeps_its_level),
+	KUNIT_CASE(ttm_residency_set_while_pinned),
+	KUNIT_CASE(ttm_residency_moves_between_bulk_moves),
 	KUNIT_CASE(ttm_residency_orders_each_list_apart),
 	KUNIT_CASE(ttm_residency_leaving_bulk_goes_behind_it),
 	KUNIT_CASE(ttm_residency_cursor_survives_changes),
