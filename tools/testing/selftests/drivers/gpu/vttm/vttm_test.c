@@ -2149,97 +2149,89 @@ FIXTURE_TEARDOWN(residency)
 		close(self->fd);
 }
 
-/*
- * In @fd: a buffer of @size at @level_old used first, then one at
- * @level_recent; then @evictor_fd's buffer of @size pushes one of them out.
- * Returns what @fd lost at each level in @stats.
- */
-static void evict_one_of_two(struct __test_metadata *_metadata, __u64 size,
-			     int evictor_fd, int fd, __u32 level_old,
-			     __u32 level_recent, struct drm_vttm_stats *stats)
+/* A buffer of @size at @level in @fd, moved into VRAM by a job. */
+static __u32 place_at(struct __test_metadata *_metadata, int fd, __u64 size,
+		      __u32 level)
 {
-	__u32 h_old, h_recent, h;
+	__u32 h;
 
-	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, &h_recent));
-	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, &h_old));
-	ASSERT_EQ(0, set_residency(fd, h_old, level_old));
-	ASSERT_EQ(0, set_residency(fd, h_recent, level_recent));
-	ASSERT_EQ(0, submit(fd, &h_old, 1));
-	ASSERT_EQ(0, bo_wait(fd, h_old));
-	ASSERT_EQ(0, submit(fd, &h_recent, 1));
-	ASSERT_EQ(0, bo_wait(fd, h_recent));
+	ASSERT_EQ(0, bo_create(fd, size, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, set_residency(fd, h, level));
+	ASSERT_EQ(0, submit(fd, &h, 1));
+	ASSERT_EQ(0, bo_wait(fd, h));
+	return h;
+}
 
-	ASSERT_EQ(0, bo_create(evictor_fd, size, VTTM_PLACE_VRAM, &h));
-	ASSERT_EQ(0, submit(evictor_fd, &h, 1));
-	ASSERT_EQ(0, bo_wait(evictor_fd, h));
-	ASSERT_EQ(0, get_stats(fd, stats));
-	ASSERT_EQ(size, stats->bytes_evicted_from);
+/* @fd lost exactly @size, all of it at level @lost and none at @kept. */
+static void expect_lost(struct __test_metadata *_metadata, int fd,
+			__u64 size, __u32 lost, __u32 kept)
+{
+	struct drm_vttm_stats stats;
+
+	ASSERT_EQ(0, get_stats(fd, &stats));
+	EXPECT_EQ(size, stats.bytes_evicted_from);
+	EXPECT_EQ(size, stats.bytes_evicted_from_level[lost]);
+	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[kept]);
+}
+
+/*
+ * In a new client, a buffer at MAXIMUM used first, then one at MINIMUM;
+ * then the fixture's client places a third, which pushes one of them out.
+ * Returns the new client.
+ */
+static int evict_one_of_two(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(residency) * self)
+{
+	int fd = vttm_open(&self->dev);
+
+	ASSERT_LE(0, fd);
+	place_at(_metadata, fd, self->size, VTTM_RESIDENCY_MAXIMUM);
+	place_at(_metadata, fd, self->size, VTTM_RESIDENCY_MINIMUM);
+	place_at(_metadata, self->fd, self->size, VTTM_RESIDENCY_NORMAL);
+	return fd;
 }
 
 TEST_F(residency, lowest_level_of_a_client_goes_first_though_used_last)
 {
-	struct drm_vttm_stats stats;
-	int fd = vttm_open(&self->dev);
+	int fd = evict_one_of_two(_metadata, self);
 
-	ASSERT_LE(0, fd);
-	evict_one_of_two(_metadata, self->size, self->fd, fd,
-			 VTTM_RESIDENCY_MAXIMUM, VTTM_RESIDENCY_MINIMUM, &stats);
-	EXPECT_EQ(self->size,
-		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_MINIMUM]);
-	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	expect_lost(_metadata, fd, self->size, VTTM_RESIDENCY_MINIMUM,
+		    VTTM_RESIDENCY_MAXIMUM);
 	close(fd);
 }
 
 /* The same load with levels kept from TTM: LRU order alone decides. */
 TEST_F(residency, without_levels_the_least_recently_used_goes_first)
 {
-	struct drm_vttm_stats stats;
 	int fd;
 
 	if (!self->knob[0])
 		SKIP(return, "no %s/<minor>/residency_levels (CONFIG_DEBUG_FS)",
 		     DRI_DEBUGFS);
 	ASSERT_EQ(0, write_text(self->knob, "N"));
-	fd = vttm_open(&self->dev);
-	ASSERT_LE(0, fd);
-	evict_one_of_two(_metadata, self->size, self->fd, fd,
-			 VTTM_RESIDENCY_MAXIMUM, VTTM_RESIDENCY_MINIMUM, &stats);
-	EXPECT_EQ(self->size,
-		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
-	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MINIMUM]);
+	fd = evict_one_of_two(_metadata, self);
+	expect_lost(_metadata, fd, self->size, VTTM_RESIDENCY_MAXIMUM,
+		    VTTM_RESIDENCY_MINIMUM);
 	close(fd);
 }
 
 /* An idle client's highest level goes before an active client's lowest. */
 TEST_F(residency, levels_do_not_order_clients)
 {
-	struct drm_vttm_stats idle, active;
+	struct drm_vttm_stats active;
 	int fd_idle, fd_active;
-	__u32 h_idle, h_active, h;
 
 	fd_idle = vttm_open(&self->dev);
 	ASSERT_LE(0, fd_idle);
 	fd_active = vttm_open(&self->dev);
 	ASSERT_LE(0, fd_active);
-	ASSERT_EQ(0, bo_create(fd_idle, self->size, VTTM_PLACE_VRAM, &h_idle));
-	ASSERT_EQ(0, bo_create(fd_active, self->size, VTTM_PLACE_VRAM,
-			       &h_active));
-	ASSERT_EQ(0, set_residency(fd_idle, h_idle, VTTM_RESIDENCY_MAXIMUM));
-	ASSERT_EQ(0, set_residency(fd_active, h_active,
-				   VTTM_RESIDENCY_MINIMUM));
-	ASSERT_EQ(0, submit(fd_idle, &h_idle, 1));
-	ASSERT_EQ(0, bo_wait(fd_idle, h_idle));
-	ASSERT_EQ(0, submit(fd_active, &h_active, 1));
-	ASSERT_EQ(0, bo_wait(fd_active, h_active));
+	place_at(_metadata, fd_idle, self->size, VTTM_RESIDENCY_MAXIMUM);
+	place_at(_metadata, fd_active, self->size, VTTM_RESIDENCY_MINIMUM);
+	place_at(_metadata, self->fd, self->size, VTTM_RESIDENCY_NORMAL);
 
-	ASSERT_EQ(0, bo_create(self->fd, self->size, VTTM_PLACE_VRAM, &h));
-	ASSERT_EQ(0, submit(self->fd, &h, 1));
-	ASSERT_EQ(0, bo_wait(self->fd, h));
-
-	ASSERT_EQ(0, get_stats(fd_idle, &idle));
+	expect_lost(_metadata, fd_idle, self->size, VTTM_RESIDENCY_MAXIMUM,
+		    VTTM_RESIDENCY_MINIMUM);
 	ASSERT_EQ(0, get_stats(fd_active, &active));
-	EXPECT_EQ(self->size,
-		  idle.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
 	EXPECT_EQ(0ULL, active.bytes_evicted_from);
 	close(fd_idle);
 	close(fd_active);
@@ -2254,20 +2246,14 @@ TEST_F(residency, bad_level_or_handle_fails_and_changes_nothing)
 	static const __u32 bad[] = {
 		VTTM_NUM_RESIDENCY, 0x78000000, UINT32_MAX,
 	};
-	struct drm_vttm_stats stats;
-	__u32 h_old, h_recent, h;
+	__u32 h_old, h_recent;
 	unsigned int i;
 	int fd;
 
 	fd = vttm_open(&self->dev);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, bo_create(fd, self->size, VTTM_PLACE_VRAM, &h_old));
-	ASSERT_EQ(0, bo_create(fd, self->size, VTTM_PLACE_VRAM, &h_recent));
-	ASSERT_EQ(0, set_residency(fd, h_old, VTTM_RESIDENCY_MAXIMUM));
-	ASSERT_EQ(0, submit(fd, &h_old, 1));
-	ASSERT_EQ(0, bo_wait(fd, h_old));
-	ASSERT_EQ(0, submit(fd, &h_recent, 1));
-	ASSERT_EQ(0, bo_wait(fd, h_recent));
+	h_old = place_at(_metadata, fd, self->size, VTTM_RESIDENCY_MAXIMUM);
+	h_recent = place_at(_metadata, fd, self->size, VTTM_RESIDENCY_NORMAL);
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(-EINVAL, set_residency(fd, h_old, bad[i]))
@@ -2278,13 +2264,9 @@ TEST_F(residency, bad_level_or_handle_fails_and_changes_nothing)
 	EXPECT_EQ(-ENOENT, set_residency(self->fd, h_old,
 					 VTTM_RESIDENCY_MINIMUM));
 
-	ASSERT_EQ(0, bo_create(self->fd, self->size, VTTM_PLACE_VRAM, &h));
-	ASSERT_EQ(0, submit(self->fd, &h, 1));
-	ASSERT_EQ(0, bo_wait(self->fd, h));
-	ASSERT_EQ(0, get_stats(fd, &stats));
-	EXPECT_EQ(self->size,
-		  stats.bytes_evicted_from_level[VTTM_RESIDENCY_NORMAL]);
-	EXPECT_EQ(0ULL, stats.bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM]);
+	place_at(_metadata, self->fd, self->size, VTTM_RESIDENCY_NORMAL);
+	expect_lost(_metadata, fd, self->size, VTTM_RESIDENCY_NORMAL,
+		    VTTM_RESIDENCY_MAXIMUM);
 	close(fd);
 }
 
