@@ -39,6 +39,7 @@
 #include "ttm_device.h"
 
 struct drm_exec;
+struct ttm_throttle;
 
 /* Default number of pre-faulted pages in the TTM fault handler */
 #define TTM_BO_VM_NUM_PREFAULT 16
@@ -210,6 +211,11 @@ struct ttm_operation_ctx {
 	 * called with this context must not lock or unlock through @exec.
 	 */
 	struct drm_exec *exec;
+	/**
+	 * @throttle: The eviction throttle of the client validating, or NULL
+	 * for none; see ttm_bo_validate().
+	 */
+	struct ttm_throttle *throttle;
 };
 
 struct ttm_lru_walk;
@@ -256,6 +262,11 @@ struct ttm_lru_walk_arg {
 	 * caller's own, which the walk never evicts or unlocks.
 	 */
 	unsigned int exec_checkpoint;
+	/**
+	 * @bulk: Visit only the resources of this bulk move, each range in
+	 * its order, or NULL to walk the whole LRU.
+	 */
+	struct ttm_lru_bulk_move *bulk;
 };
 
 /**

@@ -68,6 +68,7 @@ struct ttm_resource;
 struct ttm_place;
 struct ttm_buffer_object;
 struct ttm_placement;
+struct ttm_throttle;
 struct iosys_map;
 struct io_mapping;
 struct sg_table;
@@ -337,6 +338,8 @@ struct ttm_lru_bulk_move_pos {
  * @pos, NULL where a level has none. Protected by the ttm device's lru_lock.
  * Only adding, using and removing resources read it, so it is kept behind
  * what ttm_lru_bulk_move_tail() reads on every submission.
+ * @throttle: The eviction throttle of the client the bulk move belongs to,
+ * or NULL; set by ttm_throttle_init().
  *
  * Container for the current bulk move state. Should be used with
  * ttm_lru_bulk_move_init() and ttm_bo_set_bulk_move().
@@ -349,6 +352,7 @@ struct ttm_lru_bulk_move {
 	struct list_head cursor_list;
 	struct ttm_resource *level_last[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY]
 				       [TTM_NUM_RESIDENCY];
+	struct ttm_throttle *throttle;
 };
 
 /**
@@ -365,6 +369,9 @@ struct ttm_lru_bulk_move {
  * @mem_type: The memory type of the LRU list being traversed.
  * This field is valid iff @bulk != NULL.
  * @priority: the current priority
+ * @only: If set, the cursor visits only the resources of this bulk move,
+ * in its order: each range from its first resource to its last. Set with
+ * ttm_resource_cursor_init_bulk().
  *
  * Cursor to iterate over the resources in a manager.
  */
@@ -375,10 +382,14 @@ struct ttm_resource_cursor {
 	struct ttm_lru_bulk_move *bulk;
 	unsigned int mem_type;
 	unsigned int priority;
+	struct ttm_lru_bulk_move *only;
 };
 
 void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,
 			      struct ttm_resource_manager *man);
+void ttm_resource_cursor_init_bulk(struct ttm_resource_cursor *cursor,
+				   struct ttm_resource_manager *man,
+				   struct ttm_lru_bulk_move *bulk);
 
 void ttm_resource_cursor_fini(struct ttm_resource_cursor *cursor);
 

@@ -37,6 +37,7 @@
 #include <drm/drm_exec.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_throttle.h>
 #include <drm/ttm/ttm_tt.h>
 
 #include <linux/export.h>
@@ -51,6 +52,8 @@
 #include <linux/dma-resv.h>
 
 #include "ttm_module.h"
+#include "ttm_throttle_internal.h"
+#include "ttm_trace.h"
 #include "ttm_bo_internal.h"
 
 static void ttm_bo_mem_space_debug(struct ttm_buffer_object *bo,
@@ -158,6 +161,7 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 				  struct ttm_place *hop)
 {
 	struct ttm_device *bdev = bo->bdev;
+	u32 from = bo->resource ? bo->resource->mem_type : TTM_PL_SYSTEM;
 	bool old_use_tt, new_use_tt;
 	int ret;
 
@@ -197,6 +201,10 @@ static int ttm_bo_handle_move_mem(struct ttm_buffer_object *bo,
 	}
 
 	ctx->bytes_moved += bo->base.size;
+	if (evict)
+		trace_ttm_bo_evict(bo, from, mem->mem_type);
+	else
+		trace_ttm_bo_move(bo, from, mem->mem_type);
 	return 0;
 
 out_err:
@@ -390,10 +398,10 @@ static int ttm_bo_bounce_temp_buffer(struct ttm_buffer_object *bo,
 }
 
 /*
- * A signal, or contention the caller backs off from, ends an eviction with
- * nothing to report.
+ * A signal, or contention the caller backs off from, ends an eviction or a
+ * validation with nothing to report.
  */
-static bool ttm_bo_evict_error_is_expected(int ret)
+static bool ttm_bo_error_is_expected(int ret)
 {
 	return ret == -ERESTARTSYS || ret == -EINTR || ret == -EDEADLK;
 }
@@ -427,7 +435,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 
 	ret = ttm_bo_mem_space(bo, &placement, &evict_mem, ctx);
 	if (ret) {
-		if (!ttm_bo_evict_error_is_expected(ret)) {
+		if (!ttm_bo_error_is_expected(ret)) {
 			pr_err("Failed to find memory space for buffer 0x%p eviction\n",
 			       bo);
 			ttm_bo_mem_space_debug(bo, &placement);
@@ -445,7 +453,7 @@ static int ttm_bo_evict(struct ttm_buffer_object *bo,
 
 	if (ret) {
 		ttm_resource_free(bo, &evict_mem);
-		if (!ttm_bo_evict_error_is_expected(ret))
+		if (!ttm_bo_error_is_expected(ret))
 			pr_err("Buffer eviction failed\n");
 	}
 out:
@@ -542,7 +550,27 @@ struct ttm_bo_alloc_state {
 	 *  is exceeding its dmem low/min protection, should be considered for eviction
 	 */
 	bool may_try_low;
+	/**
+	 * @throttled: The client allocating is throttled: memory that dmem.low
+	 * protects is never evicted for it.
+	 */
+	bool throttled;
+	/** @own: Evict only the BOs of this bulk move, the throttled client's. */
+	struct ttm_lru_bulk_move *own;
 };
+
+/* The throttle an allocation follows, or NULL if it is not throttled. */
+static struct ttm_throttle *ttm_throttle_if_throttled(struct ttm_throttle *throttle)
+{
+	return ttm_throttle_get_state(throttle) != TTM_THROTTLE_NORMAL ?
+	       throttle : NULL;
+}
+
+/* Whether protected memory may go once unprotected memory is gone. */
+static bool ttm_bo_alloc_may_evict_low(const struct ttm_bo_alloc_state *state)
+{
+	return state->may_try_low && !state->throttled;
+}
 
 /**
  * ttm_bo_alloc_at_place - Attempt allocating a BO's backing store in a place
@@ -667,14 +695,12 @@ struct ttm_bo_evict_walk {
 	struct ttm_bo_alloc_state *alloc_state;
 };
 
-static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
+/* Whether dmem protection and the charge's limit let @bo be evicted. */
+static bool ttm_bo_evict_dmem_allows(struct ttm_bo_evict_walk *evict_walk,
+				     struct ttm_buffer_object *bo)
 {
-	struct ttm_bo_evict_walk *evict_walk =
-		container_of(walk, typeof(*evict_walk), walk);
 	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
-	s64 bo_size = bo->base.size;
 	bool evict_valuable;
-	s64 lret;
 
 	/*
 	 * If may_try_low is not set, then we're trying to evict unprotected
@@ -685,7 +711,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	 */
 	if (!evict_walk->alloc_state->may_try_low &&
 			bo->resource->css == evict_walk->alloc_state->charge_pool)
-		return 0;
+		return false;
 
 	limit_pool = evict_walk->alloc_state->limit_pool;
 	/*
@@ -713,7 +739,36 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	if (ancestor)
 		dmem_cgroup_pool_state_put(ancestor);
 
-	if (!evict_valuable)
+	return evict_valuable;
+}
+
+/*
+ * Taking a client's memory to make room for someone else throttles the
+ * client. A BO that shares the reservation the evictor holds is the
+ * evictor's own, whether or not it passed its throttle.
+ */
+static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
+				   struct ttm_buffer_object *bo)
+{
+	struct ttm_throttle *victim = ttm_bo_owner_throttle(bo);
+
+	if (victim && victim != ctx->throttle &&
+	    !(ctx->resv && ctx->resv == bo->base.resv)) {
+		ttm_throttle_evicted(victim);
+		trace_ttm_throttle_start(victim, ctx->throttle);
+	}
+}
+
+static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_evict_walk *evict_walk =
+		container_of(walk, typeof(*evict_walk), walk);
+	s64 bo_size = bo->base.size;
+	s64 lret;
+
+	/* A client's memory is not protected against the client itself. */
+	if (!evict_walk->alloc_state->own &&
+	    !ttm_bo_evict_dmem_allows(evict_walk, bo))
 		return 0;
 
 	/*
@@ -731,6 +786,8 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 			ttm_bo_cleanup_memtype_use(bo);
 	} else {
 		lret = ttm_bo_evict(bo, walk->arg.ctx);
+		if (!lret && evict_walk->res)
+			ttm_bo_throttle_victim(walk->arg.ctx, bo);
 	}
 
 	if (lret)
@@ -778,6 +835,24 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 	return ctx->exec;
 }
 
+/*
+ * A client's own BOs share the reservation it holds while it validates, so
+ * one trylock pass over its bulk move reaches all it can: those sharing
+ * &ttm_operation_ctx.resv with allow_res_evict set.
+ */
+static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
+			    struct ttm_device *bdev,
+			    struct ttm_resource_manager *man)
+{
+	struct ttm_operation_ctx *ctx = evict_walk->walk.arg.ctx;
+
+	if (!ctx->allow_res_evict)
+		return 0;
+
+	evict_walk->walk.arg.bulk = evict_walk->alloc_state->own;
+	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
+}
+
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_resource_manager *man,
 			      const struct ttm_place *place,
@@ -810,6 +885,10 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	state->in_evict = true;
 
 	evict_walk.walk.arg.trylock_only = true;
+	if (state->own) {
+		lret = ttm_bo_evict_own(&evict_walk, bdev, man);
+		goto out;
+	}
 	lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
 
 	/* If we failed to find enough BOs to evict, but we skipped over
@@ -817,7 +896,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	 * evicting these protected BOs too, except if we're told not to
 	 * consider protected BOs at all.
 	 */
-	if (!lret && evict_walk.hit_low && state->may_try_low) {
+	if (!lret && evict_walk.hit_low && ttm_bo_alloc_may_evict_low(state)) {
 		evict_walk.try_low = true;
 		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
 	}
@@ -839,7 +918,7 @@ retry:
 
 	/* We hit the low limit? Try once more */
 	if (!lret && evict_walk.hit_low && !evict_walk.try_low &&
-			state->may_try_low) {
+	    ttm_bo_alloc_may_evict_low(state)) {
 		evict_walk.try_low = true;
 		goto retry;
 	}
@@ -1009,45 +1088,28 @@ static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
 	return dma_resv_reserve_fences(bo->base.resv, 1);
 }
 
-/**
- * ttm_bo_alloc_resource - Allocate backing store for a BO
- *
- * @bo: Pointer to a struct ttm_buffer_object of which we want a resource for
- * @placement: Proposed new placement for the buffer object
- * @ctx: if and how to sleep, lock buffers and alloc memory
- * @force_space: If we should evict buffers to force space
- * @res: The resulting struct ttm_resource.
- *
- * Allocates a resource for the buffer object pointed to by @bo, using the
- * placement flags in @placement, potentially evicting other buffer objects when
- * @force_space is true.
- * This function may sleep while waiting for resources to become available.
- * Returns:
- * -EBUSY: No space available (only if no_wait == true).
- * -ENOSPC: Could not allocate space for the buffer object, either due to
- * fragmentation or concurrent allocators.
- * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
- * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
- * deadlock, and the exec is contended.
+/*
+ * Tries each placement in turn; see ttm_bo_alloc_resource(). With
+ * @throttled set, dmem.low protected memory is never evicted, and with @own,
+ * only the BOs of @throttled's client are.
  */
-static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
-				 struct ttm_placement *placement,
-				 struct ttm_operation_ctx *ctx,
-				 bool force_space,
-				 struct ttm_resource **res)
+static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
+				     struct ttm_placement *placement,
+				     struct ttm_operation_ctx *ctx,
+				     struct ww_acquire_ctx *ticket,
+				     bool force_space,
+				     struct ttm_throttle *throttled, bool own,
+				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
-	struct ww_acquire_ctx *ticket;
 	int i, ret;
-
-	ticket = dma_resv_locking_ctx(bo->base.resv);
-	ret = dma_resv_reserve_fences(bo->base.resv, TTM_NUM_MOVE_FENCES);
-	if (unlikely(ret))
-		return ret;
 
 	for (i = 0; i < placement->num_placement; ++i) {
 		const struct ttm_place *place = &placement->placement[i];
-		struct ttm_bo_alloc_state alloc_state = {};
+		struct ttm_bo_alloc_state alloc_state = {
+			.throttled = throttled,
+			.own = own ? throttled->bulk : NULL,
+		};
 		struct ttm_resource_manager *man;
 
 		man = ttm_manager_type(bdev, place->mem_type);
@@ -1098,6 +1160,60 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 	return -ENOSPC;
 }
 
+/**
+ * ttm_bo_alloc_resource - Allocate backing store for a BO
+ *
+ * @bo: Pointer to a struct ttm_buffer_object of which we want a resource for
+ * @placement: Proposed new placement for the buffer object
+ * @ctx: if and how to sleep, lock buffers and alloc memory
+ * @force_space: If we should evict buffers to force space
+ * @throttled: The throttle of the client allocating if it is throttled,
+ * else NULL.
+ * @res: The resulting struct ttm_resource.
+ *
+ * Allocates a resource for the buffer object pointed to by @bo, using the
+ * placement flags in @placement, potentially evicting other buffer objects when
+ * @force_space is true.
+ * A throttled client evicts only its own BOs, unless no placement can be had
+ * that way and @force_space is set: then the BO must be placed, and other
+ * clients' memory goes too, though never memory within dmem.low protection.
+ * Own BOs evicted before that was clear stay evicted.
+ * This function may sleep while waiting for resources to become available.
+ * Returns:
+ * -EBUSY: No space available (only if no_wait == true).
+ * -ENOSPC: Could not allocate space for the buffer object, either due to
+ * fragmentation or concurrent allocators.
+ * -ERESTARTSYS: An interruptible sleep was interrupted by a signal.
+ * -EDEADLK: Only with @ctx->exec: locking a victim hit a wound/wait
+ * deadlock, and the exec is contended.
+ */
+static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
+				 struct ttm_placement *placement,
+				 struct ttm_operation_ctx *ctx,
+				 bool force_space,
+				 struct ttm_throttle *throttled,
+				 struct ttm_resource **res)
+{
+	struct ww_acquire_ctx *ticket;
+	int ret;
+
+	ticket = dma_resv_locking_ctx(bo->base.resv);
+	ret = dma_resv_reserve_fences(bo->base.resv, TTM_NUM_MOVE_FENCES);
+	if (unlikely(ret))
+		return ret;
+
+	if (throttled) {
+		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
+						force_space, throttled, true,
+						res);
+		if (ret != -ENOSPC || !force_space)
+			return ret;
+	}
+
+	return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
+					 force_space, throttled, false, res);
+}
+
 /*
  * ttm_bo_mem_space - Wrapper around ttm_bo_alloc_resource
  *
@@ -1108,19 +1224,23 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
  *
  * Tries both idle allocation and forcefully eviction of buffers. See
  * ttm_bo_alloc_resource for details, and ttm_bo_validate() for the -EDEADLK
- * it may return with @ctx->exec set.
+ * it may return with @ctx->exec set. The allocation follows the throttle of
+ * the client that owns @bo, as the relocation of an eviction's victim must,
+ * not @ctx->throttle.
  */
 int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_placement *placement,
 		     struct ttm_resource **res,
 		     struct ttm_operation_ctx *ctx)
 {
+	struct ttm_throttle *throttled =
+		ttm_throttle_if_throttled(ttm_bo_owner_throttle(bo));
 	bool force_space = false;
 	int ret;
 
 	do {
 		ret = ttm_bo_alloc_resource(bo, placement, ctx,
-					    force_space, res);
+					    force_space, throttled, res);
 		force_space = !force_space;
 	} while (ret == -ENOSPC && force_space);
 
@@ -1196,44 +1316,30 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * the caller creates it again after the back-off.
  */
 
-/**
- * ttm_bo_validate - Move a buffer object into one of the proposed placements
- *
- * @bo: The buffer object.
- * @placement: Proposed placement for the buffer object.
- * @ctx: validation parameters.
- *
- * Changes placement and caching policy of the buffer object
- * according proposed placement.
- *
- * If @ctx->exec is set and @bo is locked by that drm_exec transaction,
- * eviction locks the BOs it must move through the same transaction, and
- * waits for those a trylock cannot get. The BOs the transaction held before
- * are the caller's own and are neither evicted nor unlocked, except those
- * sharing @ctx->resv with @ctx->allow_res_evict set, as without an exec.
- * Victims that were moved stay locked until @bo's new space is allocated, so
- * their owners cannot move them back in between, and are unlocked before
- * this returns; a victim that was not moved is unlocked at once.
- * Dropping the transaction's reference on a victim can free its GEM object
- * inside the transaction, if its last other reference went away meanwhile.
- *
- * Return: 0 on success, or
- * -EINVAL on invalid proposed placement.
- * -ENOMEM on out-of-memory condition.
- * -EBUSY if no_wait is true and buffer busy.
- * -ERESTARTSYS if interrupted by a signal.
- * -EDEADLK only with @ctx->exec: locking a victim would deadlock against an
- * older transaction. The exec is contended: the caller must back off with
- * drm_exec_retry_on_contention() and validate again in the same transaction.
- * Without @ctx->exec, that contention is reported as -ENOMEM.
- * -EINTR only with @ctx->exec initialised with DRM_EXEC_INTERRUPTIBLE_WAIT:
- * a signal interrupted the wait for a victim, whatever @ctx->interruptible
- * says.
+/*
+ * A client in hard throttle keeps any resource the placement accepts,
+ * fallbacks included. A pinned BO is left to the checks of ttm_bo_validate().
  */
-int ttm_bo_validate(struct ttm_buffer_object *bo,
-		    struct ttm_placement *placement,
-		    struct ttm_operation_ctx *ctx)
+static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
+				  struct ttm_placement *placement,
+				  enum ttm_throttle_state state)
 {
+	if (state != TTM_THROTTLE_HARD || !bo->resource || bo->pin_count ||
+	    !ttm_resource_compatible(bo->resource, placement, true))
+		return false;
+
+	trace_ttm_bo_throttle_keep(bo, bo->resource->mem_type,
+				   placement->placement[0].mem_type);
+	return true;
+}
+
+/* ttm_bo_validate() without its tracing of failures. */
+static int ttm_bo_place(struct ttm_buffer_object *bo,
+			struct ttm_placement *placement,
+			struct ttm_operation_ctx *ctx)
+{
+	struct ttm_throttle *throttled;
+	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
 	bool force_space;
@@ -1246,6 +1352,12 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 	 */
 	if (!placement->num_placement)
 		return ttm_bo_pipeline_gutting(bo);
+
+	/* One look at the throttle, so that one validation follows one rule. */
+	state = ttm_throttle_get_state(ctx->throttle);
+	if (ttm_bo_throttle_keeps(bo, placement, state))
+		return 0;
+	throttled = state != TTM_THROTTLE_NORMAL ? ctx->throttle : NULL;
 
 	force_space = false;
 	do {
@@ -1269,7 +1381,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		 * the second hop.
 		 */
 		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
-					    &res);
+					    throttled, &res);
 		force_space = !force_space;
 		if (ret == -ENOSPC)
 			continue;
@@ -1305,6 +1417,55 @@ bounce:
 			return ret;
 	}
 	return 0;
+}
+
+/**
+ * ttm_bo_validate - Move a buffer object into one of the proposed placements
+ *
+ * @bo: The buffer object.
+ * @placement: Proposed placement for the buffer object.
+ * @ctx: validation parameters.
+ *
+ * Changes placement and caching policy of the buffer object
+ * according proposed placement.
+ *
+ * If @ctx->exec is set and @bo is locked by that drm_exec transaction,
+ * eviction locks the BOs it must move through the same transaction, and
+ * waits for those a trylock cannot get. The BOs the transaction held before
+ * are the caller's own and are neither evicted nor unlocked, except those
+ * sharing @ctx->resv with @ctx->allow_res_evict set, as without an exec.
+ * Victims that were moved stay locked until @bo's new space is allocated, so
+ * their owners cannot move them back in between, and are unlocked before
+ * this returns; a victim that was not moved is unlocked at once.
+ * Dropping the transaction's reference on a victim can free its GEM object
+ * inside the transaction, if its last other reference went away meanwhile.
+ *
+ * Return: 0 on success, or
+ * -EINVAL on invalid proposed placement.
+ * -ENOMEM on out-of-memory condition.
+ * -EBUSY if no_wait is true and buffer busy.
+ * -ERESTARTSYS if interrupted by a signal.
+ * -EDEADLK only with @ctx->exec: locking a victim would deadlock against an
+ * older transaction. The exec is contended: the caller must back off with
+ * drm_exec_retry_on_contention() and validate again in the same transaction.
+ * Without @ctx->exec, that contention is reported as -ENOMEM.
+ * -EINTR only with @ctx->exec initialised with DRM_EXEC_INTERRUPTIBLE_WAIT:
+ * a signal interrupted the wait for a victim, whatever @ctx->interruptible
+ * says.
+ *
+ * If @ctx->throttle is set and its client is throttled after losing memory
+ * to eviction, the placement follows the throttle's rules; see the
+ * "Eviction throttling" section of the TTM documentation.
+ */
+int ttm_bo_validate(struct ttm_buffer_object *bo,
+		    struct ttm_placement *placement,
+		    struct ttm_operation_ctx *ctx)
+{
+	int ret = ttm_bo_place(bo, placement, ctx);
+
+	if (ret && !ttm_bo_error_is_expected(ret))
+		trace_ttm_bo_validate_fail(bo, ctx, ret);
+	return ret;
 }
 EXPORT_SYMBOL(ttm_bo_validate);
 

@@ -62,7 +62,9 @@
  * and failed jobs. Writing N to the debugfs file exec_eviction of the device
  * makes validation leave the job's drm_exec out of TTM's operation context,
  * so that one boot measures TTM's eviction with and without it. Likewise,
- * N in residency_levels keeps the levels that clients set from TTM.
+ * N in residency_levels keeps the levels that clients set from TTM, and 0
+ * in both throttle_hard_ms and throttle_soft_ms turns the eviction
+ * throttle of the device's clients off.
  *
  * The selftests in tools/testing/selftests/drivers/gpu/vttm/ use it.
  */
@@ -118,6 +120,8 @@ static int vttm_open(struct drm_device *drm, struct drm_file *file)
 	client->vdev = to_vttm_device(drm);
 	dma_resv_init(&client->resv);
 	ttm_lru_bulk_move_init(&client->bulk);
+	ttm_throttle_init(&client->throttle, &client->bulk,
+			  &client->vdev->ttm.throttle_periods, file->client_id);
 	file->driver_priv = client;
 	return 0;
 }
@@ -538,7 +542,9 @@ static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
  *
  * exec_eviction, a bool, switches exec-aware eviction on and off;
  * residency_levels, a bool, whether buffers' residency levels reach TTM;
- * vram_mm shows the buddy allocator of VRAM; host_memory the host pages
+ * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
+ * periods, which start from TTM's module parameters (0 and 0: no
+ * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the host pages
  * behind the device's buffers.
  */
 static void vttm_debugfs_init(struct drm_minor *minor)
@@ -549,6 +555,10 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 			    &vdev->exec_eviction);
 	debugfs_create_bool("residency_levels", 0600, minor->debugfs_root,
 			    &vdev->residency_levels);
+	debugfs_create_u32("throttle_hard_ms", 0600, minor->debugfs_root,
+			   &vdev->ttm.throttle_periods.hard_ms);
+	debugfs_create_u32("throttle_soft_ms", 0600, minor->debugfs_root,
+			   &vdev->ttm.throttle_periods.soft_ms);
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
 							     TTM_PL_VRAM),
 					    minor->debugfs_root, "vram_mm");

@@ -18,6 +18,7 @@
 #include <drm/ttm/ttm_kmap_iter.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_throttle.h>
 
 struct dma_fence;
 struct drm_exec;
@@ -93,6 +94,8 @@ struct vttm_stats {
  * @resv: The reservation object all the client's buffers share, as the
  *	buffers of a GPU VM do. A job locks it once for all its buffers.
  * @bulk: The LRU bulk move of the client's buffers, as a GPU VM has.
+ * @throttle: The client's eviction throttle, next to @bulk, with the
+ *	device's periods.
  * @job_seq: The number of the client's last job, under @resv.
  * @running_job: The job whose buffers are being placed, or 0; the job does
  *	not evict the buffers it has placed. Set under @resv.
@@ -103,6 +106,7 @@ struct vttm_client {
 	struct vttm_device *vdev;
 	struct dma_resv resv;
 	struct ttm_lru_bulk_move bulk;
+	struct ttm_throttle throttle;
 	u64 job_seq;
 	u64 running_job;
 	struct vttm_stats stats;

@@ -559,7 +559,8 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
  *
  * Eviction locks its victims through @exec, unless the device's
  * exec_eviction knob is off: validation then runs as TTM's without the
- * caller's transaction, to compare with.
+ * caller's transaction, to compare with. It follows the client's eviction
+ * throttle, whose periods are the device's.
  *
  * Return: 0, -EDEADLK with @exec contended, -ENOMEM if the buffer could not
  * be placed, or another negative errno.
@@ -572,6 +573,7 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		/* The client's other buffers share the lock the job holds. */
 		.allow_res_evict = true,
 		.resv = &client->resv,
+		.throttle = &client->throttle,
 	};
 	u32 old_type = bo->tbo.resource->mem_type;
 	struct ttm_placement placement;

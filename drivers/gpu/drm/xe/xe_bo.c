@@ -3451,6 +3451,8 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 
 		ctx.allow_res_evict = allow_res_evict;
 		ctx.resv = xe_vm_resv(vm);
+		if (vm->xef)
+			ctx.throttle = &vm->throttle;
 	}
 
 	xe_vm_set_validating(vm, allow_res_evict);

@@ -1700,6 +1700,10 @@ struct xe_vm *xe_vm_create(struct xe_device *xe, u32 flags, struct xe_file *xef)
 	spin_lock_init(&vm->faults.lock);
 
 	ttm_lru_bulk_move_init(&vm->lru_bulk_move);
+	/* Only a VM userspace created has a client to throttle. */
+	if (xef)
+		ttm_throttle_init(&vm->throttle, &vm->lru_bulk_move,
+				  &xe->ttm.throttle_periods, xef->drm->client_id);
 
 	INIT_WORK(&vm->destroy_work, vm_destroy_work_func);
 

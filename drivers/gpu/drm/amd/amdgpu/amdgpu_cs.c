@@ -820,11 +820,13 @@ static int amdgpu_cs_bo_validate(void *param, struct amdgpu_bo *bo)
 {
 	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->tbo.bdev);
 	struct amdgpu_cs_parser *p = param;
+	struct amdgpu_fpriv *fpriv = p->filp->driver_priv;
 	struct ttm_operation_ctx ctx = {
 		.interruptible = true,
 		.no_wait_gpu = false,
 		.resv = bo->tbo.base.resv,
 		.exec = &p->exec,
+		.throttle = &fpriv->vm.throttle,
 	};
 	uint32_t domain;
 	int r;

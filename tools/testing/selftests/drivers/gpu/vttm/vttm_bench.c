@@ -18,11 +18,16 @@
  *	of 4 of them (V/8), and the window moves on by --stream-step
  *	buffers (default 4) every frame. Hot set plus pool is the working
  *	set: 36 buffers (9/8 V) in phase 1 and 40 (10/8 V) in phase 2; the
- *	4 extra buffers are created when phase 2 starts. A
- *	frame is one job on the hot set and the window, lasting --game-us
- *	(2000 us); the game waits for it (DRM_IOCTL_VTTM_WAIT on a hot
- *	buffer) before the next frame. When a submit fails, the frame
- *	counts as failed and the game sleeps for the job's duration instead.
+ *	4 extra buffers are created when phase 2 starts. The hot set is at
+ *	residency level HIGH, as render targets, the pool at MINIMUM, as
+ *	streamed textures. A frame is two jobs, each lasting half of
+ *	--game-us (2000 us): one on the first half of the hot set and the
+ *	window, as a pass that samples the streamed textures, then one on
+ *	the other half of the hot set, so that eviction must choose between
+ *	render targets and textures. The game waits for both
+ *	(DRM_IOCTL_VTTM_WAIT) before the next frame. When a submit fails,
+ *	the frame counts as failed and the game sleeps for the job's
+ *	duration instead.
  *
  * compositor: a second client, driven by a child process. 8 buffers of
  *	V/64 (V/8 in all), VRAM only. It submits one job on all
@@ -49,14 +54,19 @@
  * Each mode of modes[] runs the whole scenario with fresh clients and
  * fresh buffers: first --warmup frames that are not recorded, then phase 1
  * and phase 2, each as long as --frames says. A mode sets the device's
- * debugfs knob exec_eviction: baseline runs with it off, as TTM validates
- * without the caller's drm_exec, and exec with it on, eviction locking its
- * victims through the job's drm_exec. The report gives, for phase 1,
+ * debugfs knobs: exec_eviction (eviction locks its victims through the
+ * job's drm_exec), residency_levels (the levels the game sets reach TTM)
+ * and throttle_hard_ms and throttle_soft_ms (the eviction throttle: TTM's
+ * defaults, or 0 and 0 for none). baseline has all three off, which is
+ * 7.3's eviction; exec, levels and throttle add one feature each to
+ * exec; all has every one. The report gives, for phase 1,
  * phase 2 and all frames: migrated bytes per frame and modelled frame time
  * (median and 99th percentile, by nearest rank), ping-pongs and failed
- * submits (sums, per client), and the ratio of each figure to the first
- * mode run in the same invocation, baseline by default. Without the knob
- * (no debugfs, or not root) baseline is skipped, and exec runs alone.
+ * submits (sums, per client), the game's hot set's evicted MiB per frame,
+ * and the ratio of each figure to the first mode run in the same
+ * invocation, baseline by default. A mode whose knobs cannot be written
+ * (no debugfs, or not root) is skipped, unless it is what the device does
+ * as it loads (all).
  *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
  */
@@ -89,6 +99,7 @@
 #define CSV_HEADER \
 	"mode,phase,frame,migrated_bytes,frame_time_us,failed,pingpongs"
 #define VRAM_PARAM	"/sys/module/vttm/parameters/vram_size"
+#define TTM_PARAMS	"/sys/module/ttm/parameters"
 #define DRI_DEBUGFS	"/sys/kernel/debug/dri"
 
 #define EXIT_ERROR	1
@@ -127,20 +138,44 @@
 
 /*
  * The modes to compare: a name (no commas: it goes into the CSV) and the
- * value of the device's exec_eviction knob. --modes picks and orders them;
- * the first mode run is the reference for ratios.
+ * features on, each one of the device's debugfs knobs. --modes picks and
+ * orders them; the first mode run is the reference for ratios.
  */
 struct bench_mode {
 	const char *name;
 	bool exec_eviction;
+	bool levels;
+	bool throttle;
 	const char *desc;
 };
 
 static const struct bench_mode modes[] = {
-	{ "baseline", false,
-	  "eviction does not lock through the job's drm_exec" },
-	{ "exec", true,
+	{ "baseline", false, false, false,
+	  "7.3's eviction: none of the features below" },
+	{ "exec", true, false, false,
 	  "eviction locks its victims through the job's drm_exec" },
+	{ "levels", true, true, false,
+	  "exec, and the game's residency levels reach TTM" },
+	{ "throttle", true, false, true,
+	  "exec, and the eviction throttle with TTM's default periods" },
+	{ "all", true, true, true,
+	  "every feature, as the device loads" },
+};
+
+/* The device's knobs, in its debugfs directory. */
+enum knob {
+	K_EXEC,
+	K_LEVELS,
+	K_HARD,
+	K_SOFT,
+	K_COUNT
+};
+
+static const char * const knob_names[K_COUNT] = {
+	[K_EXEC] = "exec_eviction",
+	[K_LEVELS] = "residency_levels",
+	[K_HARD] = "throttle_hard_ms",
+	[K_SOFT] = "throttle_soft_ms",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -148,7 +183,9 @@ static const struct bench_mode modes[] = {
 
 struct config {
 	const char *device;
-	char knob[128];
+	char knobs[K_COUNT][128];
+	/* What the throttle knobs take for "on": TTM's defaults. */
+	char throttle_on[K_COUNT][16];
 	__u64 vram_size;
 	unsigned int frames;
 	unsigned int warmup;
@@ -200,6 +237,10 @@ struct game {
 	__u32 bos[GAME_WS2_BOS];
 	__u32 job[GAME_JOB_BOS];
 };
+
+/* A frame is two passes, each a job on half the hot set. */
+#define GAME_PASSES	2
+#define GAME_PASS_BOS	(GAME_HOT_BOS / GAME_PASSES)
 
 static void bench_info(const char *fmt, ...)
 {
@@ -330,6 +371,9 @@ static void stats_sub(struct drm_vttm_stats *d,
 	d->bytes_evicted_from = a->bytes_evicted_from - b->bytes_evicted_from;
 	d->evictions = a->evictions - b->evictions;
 	d->pingpongs = a->pingpongs - b->pingpongs;
+	d->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] =
+		a->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] -
+		b->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH];
 }
 
 static __u64 stats_migrated(const struct drm_vttm_stats *st)
@@ -345,37 +389,81 @@ static int open_client(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-/*
- * Find the debugfs file exec_eviction of the device through its minor.
- * Leaves cfg->knob empty if it cannot be written.
- */
-static void find_knob(struct config *cfg)
-{
-	struct stat st;
-
-	cfg->knob[0] = '\0';
-	if (stat(cfg->device, &st))
-		return;
-	snprintf(cfg->knob, sizeof(cfg->knob), "%s/%u/exec_eviction",
-		 DRI_DEBUGFS, minor(st.st_rdev));
-	if (access(cfg->knob, W_OK))
-		cfg->knob[0] = '\0';
-}
-
-/* Switch exec-aware eviction on or off; returns 0 or -errno. */
-static int set_exec_eviction(const struct config *cfg, bool on)
+static int read_small(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
 
-	if (!cfg->knob[0])
-		return -ENOENT;
-	fd = open(cfg->knob, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, on ? "Y" : "N", 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
-	return n == 1 ? 0 : -EIO;
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * Find the device's debugfs knobs through its minor, and TTM's default
+ * throttle periods. Leaves a knob's path empty if it cannot be written.
+ */
+static void find_knobs(struct config *cfg)
+{
+	struct stat st;
+	unsigned int k;
+
+	for (k = 0; k < K_COUNT; k++) {
+		cfg->knobs[k][0] = '\0';
+		if (stat(cfg->device, &st))
+			continue;
+		snprintf(cfg->knobs[k], sizeof(cfg->knobs[k]), "%s/%u/%s",
+			 DRI_DEBUGFS, minor(st.st_rdev), knob_names[k]);
+		if (access(cfg->knobs[k], W_OK))
+			cfg->knobs[k][0] = '\0';
+	}
+	if (read_small(TTM_PARAMS "/throttle_hard_ms", cfg->throttle_on[K_HARD],
+		       sizeof(cfg->throttle_on[K_HARD])) ||
+	    read_small(TTM_PARAMS "/throttle_soft_ms", cfg->throttle_on[K_SOFT],
+		       sizeof(cfg->throttle_on[K_SOFT]))) {
+		cfg->knobs[K_HARD][0] = '\0';
+		cfg->knobs[K_SOFT][0] = '\0';
+	}
+}
+
+static int write_knob(const struct config *cfg, enum knob k, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	if (!cfg->knobs[k][0])
+		return -ENOENT;
+	fd = open(cfg->knobs[k], O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Set the knobs for @mode; returns 0 or -errno. */
+static int set_knobs(const struct config *cfg, const struct bench_mode *mode)
+{
+	const char *hard = mode->throttle ? cfg->throttle_on[K_HARD] : "0";
+	const char *soft = mode->throttle ? cfg->throttle_on[K_SOFT] : "0";
+	int ret;
+
+	ret = write_knob(cfg, K_EXEC, mode->exec_eviction ? "Y" : "N");
+	if (!ret)
+		ret = write_knob(cfg, K_LEVELS, mode->levels ? "Y" : "N");
+	if (!ret)
+		ret = write_knob(cfg, K_HARD, hard);
+	if (!ret)
+		ret = write_knob(cfg, K_SOFT, soft);
+	return ret;
 }
 
 /* Returns 0 if @path is a vttm device, filling @ver, or -errno. */
@@ -503,14 +591,30 @@ static int read_vram_param(__u64 *size)
 	return parse_size(buf, size) ? 0 : -EINVAL;
 }
 
+static int vttm_set_residency(int fd, __u32 handle, __u32 level)
+{
+	struct drm_vttm_bo_residency req = {
+		.handle = handle,
+		.level = level,
+	};
+
+	return vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_SET_RESIDENCY, &req);
+}
+
+/* Adds buffers up to @n_bos: the hot set at HIGH, the pool at MINIMUM. */
 static int game_add_bos(struct game *g, const struct config *cfg,
 			unsigned int n_bos)
 {
+	__u32 level;
 	int ret;
 
 	while (g->n_bos < n_bos) {
+		level = g->n_bos < GAME_HOT_BOS ? VTTM_RESIDENCY_HIGH :
+						  VTTM_RESIDENCY_MINIMUM;
 		ret = vttm_bo_create(g->fd, cfg->game_bo_size, VTTM_PLACE_VRAM,
 				     &g->bos[g->n_bos]);
+		if (!ret)
+			ret = vttm_set_residency(g->fd, g->bos[g->n_bos], level);
 		if (ret) {
 			bench_err("game buffer %u: BO_CREATE: %s", g->n_bos,
 				  strerror(-ret));
@@ -521,32 +625,49 @@ static int game_add_bos(struct game *g, const struct config *cfg,
 	return 0;
 }
 
-/* Run one game frame; *failed tells whether its job failed. */
-static int game_frame(struct game *g, const struct config *cfg, bool *failed)
+/* Submits one pass of a frame; counts a job the kernel failed in *failed. */
+static int game_pass(struct game *g, const struct config *cfg,
+		     unsigned int n, unsigned int *failed)
+{
+	int ret = vttm_submit(g->fd, g->job, n, cfg->game_ns / 2);
+
+	if (job_failure(ret)) {
+		(*failed)++;
+		sleep_ns(cfg->game_ns / 2);
+		return 0;
+	}
+	if (ret)
+		bench_err("game SUBMIT: %s", strerror(-ret));
+	return ret;
+}
+
+/* Run one game frame; *failed counts its jobs that failed. */
+static int game_frame(struct game *g, const struct config *cfg,
+		      unsigned int *failed)
 {
 	unsigned int pool = g->n_bos - GAME_HOT_BOS;
 	unsigned int i, n = 0;
 	int ret;
 
-	for (i = 0; i < GAME_HOT_BOS; i++)
+	*failed = 0;
+	for (i = 0; i < GAME_PASS_BOS; i++)
 		g->job[n++] = g->bos[i];
 	for (i = 0; i < GAME_WIN_BOS; i++)
 		g->job[n++] = g->bos[GAME_HOT_BOS + (g->window + i) % pool];
 	g->window = (g->window + cfg->stream_step) % pool;
-
-	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns);
-	if (job_failure(ret)) {
-		*failed = true;
-		sleep_ns(cfg->game_ns);
-		return 0;
-	}
-	if (ret) {
-		bench_err("game SUBMIT: %s", strerror(-ret));
+	ret = game_pass(g, cfg, n, failed);
+	if (ret)
 		return ret;
-	}
 
-	*failed = false;
+	for (i = 0; i < GAME_PASS_BOS; i++)
+		g->job[i] = g->bos[GAME_PASS_BOS + i];
+	ret = game_pass(g, cfg, GAME_PASS_BOS, failed);
+	if (ret)
+		return ret;
+
 	ret = vttm_wait(g->fd, g->bos[0]);
+	if (!ret)
+		ret = vttm_wait(g->fd, g->bos[GAME_PASS_BOS]);
 	if (ret)
 		bench_err("game WAIT: %s", strerror(-ret));
 	return ret;
@@ -659,7 +780,7 @@ static int game_loop(const struct config *cfg, struct mode_run *run,
 	struct drm_vttm_stats g0, g1, c0, c1;
 	unsigned int i, total, phase;
 	struct frame_rec *rec;
-	bool failed;
+	unsigned int failed;
 	__u64 t0;
 	int ret;
 
@@ -714,10 +835,10 @@ static int run_mode(const struct config *cfg, struct mode_run *run)
 	__u64 start;
 	pid_t pid;
 
-	ret = set_exec_eviction(cfg, mode->exec_eviction);
-	/* Without the knob, eviction locks through the job's drm_exec. */
-	if (ret && !mode->exec_eviction) {
-		bench_info("mode %s: exec eviction cannot be switched off (%s); skipped",
+	ret = set_knobs(cfg, mode);
+	/* Without the knobs, the device does what "all" does. */
+	if (ret && strcmp(mode->name, "all")) {
+		bench_info("mode %s: cannot set the device's knobs (%s); skipped",
 			   mode->name, strerror(-ret));
 		return 0;
 	}
@@ -818,6 +939,7 @@ enum metric {
 	M_FAIL_COMP,
 	M_EVICT_GAME,
 	M_EVICT_COMP,
+	M_HOT_EVICT,
 	M_COMP_JOBS,
 	M_WALL_P50,
 	M_COUNT
@@ -841,6 +963,7 @@ static const struct metric_desc metric_desc[M_COUNT] = {
 	[M_FAIL_COMP]	 = { "failed submits compositor", 0 },
 	[M_EVICT_GAME]	 = { "evictions of game bufs", 0 },
 	[M_EVICT_COMP]	 = { "evictions of comp. bufs", 0 },
+	[M_HOT_EVICT]	 = { "game hot set evicted MiB/frame", 2 },
 	[M_COMP_JOBS]	 = { "compositor jobs", 0 },
 	[M_WALL_P50]	 = { "wall frame time us p50", 0 },
 };
@@ -917,8 +1040,12 @@ static int summarize(const struct config *cfg, const struct mode_run *run,
 		m[M_FAIL_COMP] += f->comp.failed_submits;
 		m[M_EVICT_GAME] += f->game.evictions;
 		m[M_EVICT_COMP] += f->comp.evictions;
+		m[M_HOT_EVICT] += f->game.bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] /
+				  MIB;
 		m[M_COMP_JOBS] += f->comp.submits;
 	}
+	if (n)
+		m[M_HOT_EVICT] /= n;
 
 	m[M_MIG_P50] = sorted_pct(mig, n, 50);
 	m[M_MIG_P99] = percentile(mig, n, 99);
@@ -1043,7 +1170,7 @@ static void check_run(const struct mode_run *run)
 		   name, (unsigned long long)run->comp.submits,
 		   (unsigned long long)run->comp.failed,
 		   (unsigned long long)run->comp.missed_ticks);
-	if (ksub != run->n_frames)
+	if (ksub != GAME_PASSES * run->n_frames)
 		bench_info("mode %s: WARNING %llu game jobs in %u frames",
 			   name, ksub, run->n_frames);
 	if (kgame != run->game_failed)
@@ -1059,8 +1186,7 @@ static void print_modes(FILE *f)
 	unsigned int i;
 
 	for (i = 0; i < N_MODES; i++)
-		fprintf(f, "  %-10s exec_eviction %c: %s\n", modes[i].name,
-			modes[i].exec_eviction ? 'Y' : 'N', modes[i].desc);
+		fprintf(f, "  %-10s %s\n", modes[i].name, modes[i].desc);
 }
 
 static void print_usage(FILE *f)
@@ -1324,12 +1450,14 @@ static void print_config(const struct config *cfg)
 	bench_info("frames %u per phase, %u warm-up; link %.1f GB/s",
 		   cfg->frames, cfg->warmup, cfg->link_bps / 1e9);
 	bench_info("frame_time = game job + migrated / link");
-	bench_info("exec_eviction knob: %s",
-		   cfg->knob[0] ? cfg->knob : "not found");
+	for (i = 0; i < K_COUNT; i++)
+		bench_info("knob %s: %s", knob_names[i],
+			   cfg->knobs[i][0] ? cfg->knobs[i] : "not found");
+	bench_info("throttle on: hard %s ms, soft %s ms",
+		   cfg->throttle_on[K_HARD], cfg->throttle_on[K_SOFT]);
 	for (i = 0; i < cfg->n_modes; i++)
-		bench_info("mode %u: %s, exec_eviction %c", i,
-			   cfg->modes[i]->name,
-			   cfg->modes[i]->exec_eviction ? 'Y' : 'N');
+		bench_info("mode %u: %s: %s", i, cfg->modes[i]->name,
+			   cfg->modes[i]->desc);
 }
 
 int main(int argc, char **argv)
@@ -1348,7 +1476,7 @@ int main(int argc, char **argv)
 	ret = setup_device(&cfg, path, sizeof(path));
 	if (ret >= 0)
 		return ret;
-	find_knob(&cfg);
+	find_knobs(&cfg);
 	print_config(&cfg);
 
 	if (cfg.csv_path) {
@@ -1369,9 +1497,9 @@ int main(int argc, char **argv)
 			n_ok++;
 		}
 	}
-	/* Leave the device as it loads: exec eviction on. */
-	if (cfg.knob[0] && set_exec_eviction(&cfg, true))
-		bench_err("cannot switch exec eviction back on in %s", cfg.knob);
+	/* Leave the device as it loads: every feature on. */
+	if (cfg.knobs[K_EXEC][0] && set_knobs(&cfg, &modes[N_MODES - 1]))
+		bench_err("cannot set the device's knobs back");
 	if (ret) {
 		bench_err("mode %s failed", cfg.modes[r]->name);
 		return EXIT_ERROR;

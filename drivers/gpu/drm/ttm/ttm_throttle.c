@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * TTM eviction throttling: when a client that lost memory may take it back.
+ */
+
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
+#include <linux/export.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+
+#include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_throttle.h>
+
+#include "ttm_throttle_internal.h"
+
+/**
+ * DOC: Eviction throttling
+ *
+ * Under overcommit, two busy clients, a game and its compositor say, can
+ * take turns evicting each other's buffers and moving their own back in on
+ * every submission, so that the copy engine is busier than the GPU. The
+ * throttle ends that. A driver keeps one per client, next to the client's
+ * LRU bulk move (a VM for xe and amdgpu), links the two with
+ * ttm_throttle_init(), and passes it to validation in
+ * &ttm_operation_ctx.throttle.
+ *
+ * When eviction that makes room for a validation takes any of a client's
+ * memory, the client enters *hard* throttle. A buffer it validates then
+ * stays where it is if the placement accepts its current resource, counting
+ * fallback placements: only memory that must move, moves. *Soft* throttle
+ * follows: the client may fill free memory again, but eviction on its
+ * behalf takes only its own buffers, walking its bulk move lowest residency
+ * level first, unless a buffer can be placed no other way. A buffer that
+ * can only live in VRAM, a scanout buffer say, is always placed. While
+ * throttled, a client never evicts memory within another cgroup's dmem.low
+ * or dmem.min protection; an allocation within its own protection still
+ * evicts unprotected memory, as the cgroup's settings entitle it to. A soft
+ * period without another eviction returns the client to *normal*; a new
+ * eviction restarts the sequence at hard.
+ *
+ * The periods are a device's settings, &ttm_device.throttle_periods, which
+ * start from the ttm module parameters ``throttle_hard_ms`` (5) and
+ * ``throttle_soft_ms`` (2000). A driver may change its device's at any
+ * time, or point a client's throttle at periods of its own, from a cgroup
+ * attribute or a context parameter say. Both 0, or a NULL
+ * &ttm_operation_ctx.throttle, turn throttling off. The hard default is a
+ * little longer than a submission's validation, so that the evictor's job
+ * runs before the victim takes its memory back; the soft default keeps
+ * the winner of a fight over VRAM in place through a scene, yet lets a
+ * client that went idle and lost its memory refill free VRAM as soon as
+ * its hard period ends.
+ *
+ * A client's own buffers share the reservation it holds while it
+ * validates, so eviction reaches them only with
+ * &ttm_operation_ctx.allow_res_evict. Without it, as in xe's and amdgpu's
+ * submissions, soft throttle places a buffer in a fallback placement
+ * rather than evicting another client.
+ *
+ * Only eviction that makes room for a validation, or for the relocation of
+ * its victims, throttles the owners of what it takes. The shrinker,
+ * suspend, ttm_resource_manager_evict_all() and the reclaim of a dmem.max
+ * write do not, since no client gained memory there, and the latter two
+ * are never throttled either. A victim's relocation follows the throttle
+ * of the victim's owner, not the evictor's.
+ */
+
+static unsigned int ttm_throttle_hard_ms = 5;
+module_param_named(throttle_hard_ms, ttm_throttle_hard_ms, uint, 0644);
+MODULE_PARM_DESC(throttle_hard_ms,
+		 "Default hard throttle after a client's memory is evicted, in ms (default 5)");
+
+static unsigned int ttm_throttle_soft_ms = 2000;
+module_param_named(throttle_soft_ms, ttm_throttle_soft_ms, uint, 0644);
+MODULE_PARM_DESC(throttle_soft_ms,
+		 "Default soft throttle after hard throttle ends, in ms (default 2000)");
+
+/* The clock, a function of its own so that KUnit can replace it. */
+VISIBLE_IF_KUNIT ktime_t ttm_throttle_now(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(ttm_throttle_now);
+	return ktime_get();
+}
+EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_now);
+
+/**
+ * ttm_throttle_periods_init - a device's periods, from the module parameters
+ * @periods: The periods to set.
+ */
+void ttm_throttle_periods_init(struct ttm_throttle_periods *periods)
+{
+	periods->hard_ms = READ_ONCE(ttm_throttle_hard_ms);
+	periods->soft_ms = READ_ONCE(ttm_throttle_soft_ms);
+}
+
+/**
+ * ttm_throttle_init - initialise a client's throttle
+ * @throttle: The throttle.
+ * @bulk: The client's LRU bulk move: eviction finds the throttle of a
+ *	buffer's owner through it, and a throttled client's eviction walks it.
+ * @periods: The periods that apply, normally &ttm_device.throttle_periods.
+ * @client_id: The client's DRM client id, which names it in tracepoints.
+ *
+ * The client starts unthrottled. Call this after ttm_lru_bulk_move_init(),
+ * and before any buffer joins @bulk or with the reservation those buffers
+ * share held: eviction reads the link under that reservation.
+ */
+void ttm_throttle_init(struct ttm_throttle *throttle,
+		       struct ttm_lru_bulk_move *bulk,
+		       const struct ttm_throttle_periods *periods,
+		       u64 client_id)
+{
+	throttle->periods = periods;
+	throttle->bulk = bulk;
+	throttle->client_id = client_id;
+	atomic64_set(&throttle->evicted_at, 0);
+	bulk->throttle = throttle;
+}
+EXPORT_SYMBOL(ttm_throttle_init);
+
+/**
+ * ttm_throttle_get_state - the throttle state of a client now
+ * @throttle: The client's throttle, or NULL for none.
+ *
+ * The periods apply as they are now, so a change applies at once.
+ *
+ * Return: The state; %TTM_THROTTLE_NORMAL without a throttle.
+ */
+enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle)
+{
+	ktime_t evicted_at, hard, soft, since;
+
+	if (!throttle)
+		return TTM_THROTTLE_NORMAL;
+
+	evicted_at = atomic64_read(&throttle->evicted_at);
+	if (!evicted_at)
+		return TTM_THROTTLE_NORMAL;
+
+	hard = ms_to_ktime(READ_ONCE(throttle->periods->hard_ms));
+	soft = ms_to_ktime(READ_ONCE(throttle->periods->soft_ms));
+	since = ktime_sub(ttm_throttle_now(), evicted_at);
+	if (since < hard)
+		return TTM_THROTTLE_HARD;
+	if (since < ktime_add(hard, soft))
+		return TTM_THROTTLE_SOFT;
+	return TTM_THROTTLE_NORMAL;
+}
+EXPORT_SYMBOL(ttm_throttle_get_state);
+
+/**
+ * ttm_throttle_evicted - restart a client's throttle at hard
+ * @throttle: The throttle of the client whose memory was evicted.
+ *
+ * TTM calls this when eviction made room for someone else with the
+ * client's memory. Only the time is kept, in an atomic, so that the
+ * evictor sets it without the victim's locks.
+ */
+void ttm_throttle_evicted(struct ttm_throttle *throttle)
+{
+	atomic64_set(&throttle->evicted_at, ttm_throttle_now());
+}
+EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);

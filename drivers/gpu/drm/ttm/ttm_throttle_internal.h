@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * TTM eviction throttling: what TTM itself and its KUnit tests use.
+ */
+#ifndef _TTM_THROTTLE_INTERNAL_H_
+#define _TTM_THROTTLE_INTERNAL_H_
+
+#include <linux/ktime.h>
+
+struct ttm_throttle;
+struct ttm_throttle_periods;
+
+void ttm_throttle_periods_init(struct ttm_throttle_periods *periods);
+void ttm_throttle_evicted(struct ttm_throttle *throttle);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+ktime_t ttm_throttle_now(void);
+#endif
+
+#endif

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The ttm trace system's events, defined once for the module.
+ */
+
+/**
+ * DOC: Tracepoints
+ *
+ * The ``ttm`` trace system tells who evicted whom and how often a buffer
+ * crossed the bus, which totals in fdinfo cannot. Memory types print by
+ * name (system, tt, vram, priv) or, for a driver's own types, by number.
+ * Clients are named by the id their driver gave ttm_throttle_init(), the
+ * DRM client id fdinfo shows as ``drm-client-id``; 0 stands for a buffer
+ * outside any throttled client's bulk move, or for the kernel.
+ *
+ * - ``ttm_bo_move``: a buffer moved for its own validation.
+ * - ``ttm_bo_evict``: a buffer moved out to make room, or for suspend.
+ * - ``ttm_bo_throttle_keep``: hard throttle kept a buffer where it is,
+ *   though its placement prefers another memory type.
+ * - ``ttm_throttle_start``: eviction took a client's memory for another
+ *   (``evicted_by``), and the client's throttle restarted at hard.
+ * - ``ttm_bo_validate_fail``: ttm_bo_validate() failed, with the errno and
+ *   the throttle state of the client validating. A back-off (-EDEADLK) or
+ *   a signal is not a failure and is not reported.
+ *
+ * The first three share one event class. For example::
+ *
+ *	# echo 1 > /sys/kernel/tracing/events/ttm/enable
+ *	# cat /sys/kernel/tracing/trace_pipe
+ *	ttm_throttle_start: client=12 evicted_by=14
+ *	ttm_bo_evict: bo=... size=50331648 vram->tt client=12
+ *	ttm_bo_move: bo=... size=50331648 system->vram client=14
+ *
+ * While disabled, the events cost their static branches.
+ */
+
+#define CREATE_TRACE_POINTS
+#include "ttm_trace.h"
