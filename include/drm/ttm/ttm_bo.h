@@ -264,7 +264,8 @@ struct ttm_lru_walk_arg {
 	unsigned int exec_checkpoint;
 	/**
 	 * @bulk: Visit only the resources of this bulk move, each range in
-	 * its order, or NULL to walk the whole LRU.
+	 * its order, or NULL to walk the whole LRU. The walk's caller holds
+	 * the reservation the bulk move's BOs share.
 	 */
 	struct ttm_lru_bulk_move *bulk;
 };

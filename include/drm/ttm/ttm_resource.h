@@ -369,9 +369,9 @@ struct ttm_lru_bulk_move {
  * @mem_type: The memory type of the LRU list being traversed.
  * This field is valid iff @bulk != NULL.
  * @priority: the current priority
- * @only: If set, the cursor visits only the resources of this bulk move,
- * in its order: each range from its first resource to its last. Set with
- * ttm_resource_cursor_init_bulk().
+ * @limit_bulk: If set, the cursor visits only the resources of this bulk
+ * move, in its order: each range from its first resource to its last. Set
+ * with ttm_resource_cursor_init_bulk().
  *
  * Cursor to iterate over the resources in a manager.
  */
@@ -382,7 +382,7 @@ struct ttm_resource_cursor {
 	struct ttm_lru_bulk_move *bulk;
 	unsigned int mem_type;
 	unsigned int priority;
-	struct ttm_lru_bulk_move *only;
+	struct ttm_lru_bulk_move *limit_bulk;
 };
 
 void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,

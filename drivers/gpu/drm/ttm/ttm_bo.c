@@ -551,26 +551,11 @@ struct ttm_bo_alloc_state {
 	 */
 	bool may_try_low;
 	/**
-	 * @throttled: The client allocating is throttled: memory that dmem.low
-	 * protects is never evicted for it.
+	 * @own: If set, evict only the BOs of this bulk move: those of a
+	 * throttled client, which is allocating.
 	 */
-	bool throttled;
-	/** @own: Evict only the BOs of this bulk move, the throttled client's. */
 	struct ttm_lru_bulk_move *own;
 };
-
-/* The throttle an allocation follows, or NULL if it is not throttled. */
-static struct ttm_throttle *ttm_throttle_if_throttled(struct ttm_throttle *throttle)
-{
-	return ttm_throttle_get_state(throttle) != TTM_THROTTLE_NORMAL ?
-	       throttle : NULL;
-}
-
-/* Whether protected memory may go once unprotected memory is gone. */
-static bool ttm_bo_alloc_may_evict_low(const struct ttm_bo_alloc_state *state)
-{
-	return state->may_try_low && !state->throttled;
-}
 
 /**
  * ttm_bo_alloc_at_place - Attempt allocating a BO's backing store in a place
@@ -766,9 +751,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	s64 bo_size = bo->base.size;
 	s64 lret;
 
-	/* A client's memory is not protected against the client itself. */
-	if (!evict_walk->alloc_state->own &&
-	    !ttm_bo_evict_dmem_allows(evict_walk, bo))
+	if (!ttm_bo_evict_dmem_allows(evict_walk, bo))
 		return 0;
 
 	/*
@@ -838,7 +821,8 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 /*
  * A client's own BOs share the reservation it holds while it validates, so
  * one trylock pass over its bulk move reaches all it can: those sharing
- * &ttm_operation_ctx.resv with allow_res_evict set.
+ * &ttm_operation_ctx.resv with allow_res_evict set. dmem.low does not guard
+ * them against their own client; dmem.min and the charge's limit still do.
  */
 static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
 			    struct ttm_device *bdev,
@@ -850,6 +834,7 @@ static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
 		return 0;
 
 	evict_walk->walk.arg.bulk = evict_walk->alloc_state->own;
+	evict_walk->try_low = true;
 	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
 }
 
@@ -896,7 +881,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	 * evicting these protected BOs too, except if we're told not to
 	 * consider protected BOs at all.
 	 */
-	if (!lret && evict_walk.hit_low && ttm_bo_alloc_may_evict_low(state)) {
+	if (!lret && evict_walk.hit_low && state->may_try_low) {
 		evict_walk.try_low = true;
 		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
 	}
@@ -918,7 +903,7 @@ retry:
 
 	/* We hit the low limit? Try once more */
 	if (!lret && evict_walk.hit_low && !evict_walk.try_low &&
-	    ttm_bo_alloc_may_evict_low(state)) {
+			state->may_try_low) {
 		evict_walk.try_low = true;
 		goto retry;
 	}
@@ -1089,16 +1074,15 @@ static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
 }
 
 /*
- * Tries each placement in turn; see ttm_bo_alloc_resource(). With
- * @throttled set, dmem.low protected memory is never evicted, and with @own,
- * only the BOs of @throttled's client are.
+ * Tries each placement in turn; see ttm_bo_alloc_resource(). With @own set,
+ * eviction takes only the BOs of that bulk move.
  */
 static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ttm_placement *placement,
 				     struct ttm_operation_ctx *ctx,
 				     struct ww_acquire_ctx *ticket,
 				     bool force_space,
-				     struct ttm_throttle *throttled, bool own,
+				     struct ttm_lru_bulk_move *own,
 				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -1106,10 +1090,7 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 
 	for (i = 0; i < placement->num_placement; ++i) {
 		const struct ttm_place *place = &placement->placement[i];
-		struct ttm_bo_alloc_state alloc_state = {
-			.throttled = throttled,
-			.own = own ? throttled->bulk : NULL,
-		};
+		struct ttm_bo_alloc_state alloc_state = { .own = own };
 		struct ttm_resource_manager *man;
 
 		man = ttm_manager_type(bdev, place->mem_type);
@@ -1167,17 +1148,15 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * @placement: Proposed new placement for the buffer object
  * @ctx: if and how to sleep, lock buffers and alloc memory
  * @force_space: If we should evict buffers to force space
- * @throttled: The throttle of the client allocating if it is throttled,
- * else NULL.
+ * @own: The bulk move of the client allocating if it is throttled, else NULL.
  * @res: The resulting struct ttm_resource.
  *
  * Allocates a resource for the buffer object pointed to by @bo, using the
  * placement flags in @placement, potentially evicting other buffer objects when
  * @force_space is true.
- * A throttled client evicts only its own BOs, unless no placement can be had
- * that way and @force_space is set: then the BO must be placed, and other
- * clients' memory goes too, though never memory within dmem.low protection.
- * Own BOs evicted before that was clear stay evicted.
+ * With @own and @force_space, the client's own BOs are evicted first, over
+ * every placement; only if no placement can be had that way does eviction
+ * take anyone's. Own BOs evicted before that was clear stay evicted.
  * This function may sleep while waiting for resources to become available.
  * Returns:
  * -EBUSY: No space available (only if no_wait == true).
@@ -1191,7 +1170,7 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
 				 bool force_space,
-				 struct ttm_throttle *throttled,
+				 struct ttm_lru_bulk_move *own,
 				 struct ttm_resource **res)
 {
 	struct ww_acquire_ctx *ticket;
@@ -1202,16 +1181,15 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 	if (unlikely(ret))
 		return ret;
 
-	if (throttled) {
+	if (own && force_space) {
 		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						force_space, throttled, true,
-						res);
-		if (ret != -ENOSPC || !force_space)
+						force_space, own, res);
+		if (ret != -ENOSPC)
 			return ret;
 	}
 
 	return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-					 force_space, throttled, false, res);
+					 force_space, NULL, res);
 }
 
 /*
@@ -1224,23 +1202,21 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
  *
  * Tries both idle allocation and forcefully eviction of buffers. See
  * ttm_bo_alloc_resource for details, and ttm_bo_validate() for the -EDEADLK
- * it may return with @ctx->exec set. The allocation follows the throttle of
- * the client that owns @bo, as the relocation of an eviction's victim must,
- * not @ctx->throttle.
+ * it may return with @ctx->exec set. It is never throttled, whatever
+ * @ctx->throttle says: it places the victims of eviction, whose relocation
+ * must not follow the evictor's throttle.
  */
 int ttm_bo_mem_space(struct ttm_buffer_object *bo,
 		     struct ttm_placement *placement,
 		     struct ttm_resource **res,
 		     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_throttle *throttled =
-		ttm_throttle_if_throttled(ttm_bo_owner_throttle(bo));
 	bool force_space = false;
 	int ret;
 
 	do {
 		ret = ttm_bo_alloc_resource(bo, placement, ctx,
-					    force_space, throttled, res);
+					    force_space, NULL, res);
 		force_space = !force_space;
 	} while (ret == -ENOSPC && force_space);
 
@@ -1316,29 +1292,42 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * the caller creates it again after the back-off.
  */
 
+/* The memory type a placement prefers: the first that is no fallback. */
+static u32 ttm_placement_preferred_type(const struct ttm_placement *placement)
+{
+	unsigned int i;
+
+	for (i = 0; i < placement->num_placement; i++)
+		if (!(placement->placement[i].flags & TTM_PL_FLAG_FALLBACK))
+			return placement->placement[i].mem_type;
+	return placement->placement[0].mem_type;
+}
+
 /*
- * A client in hard throttle keeps any resource the placement accepts,
- * fallbacks included. A pinned BO is left to the checks of ttm_bo_validate().
+ * A client in hard throttle keeps a resource the placement accepts only as
+ * a fallback, rather than move to one it prefers. A pinned BO is left to the
+ * checks of ttm_bo_validate().
  */
 static bool ttm_bo_throttle_keeps(struct ttm_buffer_object *bo,
 				  struct ttm_placement *placement,
 				  enum ttm_throttle_state state)
 {
 	if (state != TTM_THROTTLE_HARD || !bo->resource || bo->pin_count ||
+	    ttm_resource_compatible(bo->resource, placement, false) ||
 	    !ttm_resource_compatible(bo->resource, placement, true))
 		return false;
 
 	trace_ttm_bo_throttle_keep(bo, bo->resource->mem_type,
-				   placement->placement[0].mem_type);
+				   ttm_placement_preferred_type(placement));
 	return true;
 }
 
-/* ttm_bo_validate() without its tracing of failures. */
-static int ttm_bo_place(struct ttm_buffer_object *bo,
-			struct ttm_placement *placement,
-			struct ttm_operation_ctx *ctx)
+/* ttm_bo_validate() but for the tracing of its failures. */
+static int __ttm_bo_validate(struct ttm_buffer_object *bo,
+			     struct ttm_placement *placement,
+			     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_throttle *throttled;
+	struct ttm_lru_bulk_move *own;
 	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
@@ -1353,11 +1342,10 @@ static int ttm_bo_place(struct ttm_buffer_object *bo,
 	if (!placement->num_placement)
 		return ttm_bo_pipeline_gutting(bo);
 
-	/* One look at the throttle, so that one validation follows one rule. */
 	state = ttm_throttle_get_state(ctx->throttle);
 	if (ttm_bo_throttle_keeps(bo, placement, state))
 		return 0;
-	throttled = state != TTM_THROTTLE_NORMAL ? ctx->throttle : NULL;
+	own = state != TTM_THROTTLE_NORMAL ? ctx->throttle->bulk : NULL;
 
 	force_space = false;
 	do {
@@ -1381,7 +1369,7 @@ static int ttm_bo_place(struct ttm_buffer_object *bo,
 		 * the second hop.
 		 */
 		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
-					    throttled, &res);
+					    own, &res);
 		force_space = !force_space;
 		if (ret == -ENOSPC)
 			continue;
@@ -1461,7 +1449,7 @@ int ttm_bo_validate(struct ttm_buffer_object *bo,
 		    struct ttm_placement *placement,
 		    struct ttm_operation_ctx *ctx)
 {
-	int ret = ttm_bo_place(bo, placement, ctx);
+	int ret = __ttm_bo_validate(bo, placement, ctx);
 
 	if (ret && !ttm_bo_error_is_expected(ret))
 		trace_ttm_bo_validate_fail(bo, ctx, ret);

@@ -129,7 +129,7 @@ void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,
 {
 	cursor->priority = 0;
 	cursor->man = man;
-	cursor->only = NULL;
+	cursor->limit_bulk = NULL;
 	ttm_lru_item_init(&cursor->hitch, TTM_LRU_HITCH);
 	INIT_LIST_HEAD(&cursor->bulk_link);
 	INIT_LIST_HEAD(&cursor->hitch.link);
@@ -144,13 +144,17 @@ void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,
  * As ttm_resource_cursor_init(), but the iteration jumps to each range
  * @bulk keeps on @man and visits only that range, lowest residency level
  * first, so its cost does not depend on the resources of others.
+ *
+ * The caller holds the reservation that the BOs of @bulk share, for the
+ * whole iteration: that keeps @bulk alive and its ranges in place while the
+ * LRU lock is dropped between resources.
  */
 void ttm_resource_cursor_init_bulk(struct ttm_resource_cursor *cursor,
 				   struct ttm_resource_manager *man,
 				   struct ttm_lru_bulk_move *bulk)
 {
 	ttm_resource_cursor_init(cursor, man);
-	cursor->only = bulk;
+	cursor->limit_bulk = bulk;
 }
 
 /**
@@ -807,7 +811,7 @@ ttm_resource_cursor_bulk_first(struct ttm_resource_cursor *cursor)
 
 	for (i = 0; i < TTM_NUM_MEM_TYPES; i++)
 		if (ttm_manager_type(bdev, i) == cursor->man)
-			return cursor->only->pos[i][cursor->priority].first;
+			return cursor->limit_bulk->pos[i][cursor->priority].first;
 	return NULL;
 }
 
@@ -821,12 +825,14 @@ static void ttm_resource_cursor_start(struct ttm_resource_cursor *cursor)
 	struct list_head *lru = &cursor->man->lru[cursor->priority];
 	struct ttm_resource *first;
 
-	if (!cursor->only) {
+	if (!cursor->limit_bulk) {
 		list_move(&cursor->hitch.link, lru);
 		return;
 	}
 
 	first = ttm_resource_cursor_bulk_first(cursor);
+	if (first)
+		dma_resv_assert_held(first->bo->base.resv);
 	list_move_tail(&cursor->hitch.link, first ? &first->lru.link : lru);
 }
 
@@ -834,8 +840,8 @@ static void ttm_resource_cursor_start(struct ttm_resource_cursor *cursor)
 static bool ttm_resource_cursor_passed_bulk(struct ttm_resource_cursor *cursor,
 					    struct ttm_lru_item *lru)
 {
-	return cursor->only &&
-	       ttm_lru_item_to_res(lru)->bo->bulk_move != cursor->only;
+	return cursor->limit_bulk &&
+	       ttm_lru_item_to_res(lru)->bo->bulk_move != cursor->limit_bulk;
 }
 
 /**

@@ -27,29 +27,33 @@
  *
  * When eviction that makes room for a validation takes any of a client's
  * memory, the client enters *hard* throttle. A buffer it validates then
- * stays where it is if the placement accepts its current resource, counting
- * fallback placements: only memory that must move, moves. *Soft* throttle
- * follows: the client may fill free memory again, but eviction on its
- * behalf takes only its own buffers, walking its bulk move lowest residency
- * level first, unless a buffer can be placed no other way. A buffer that
- * can only live in VRAM, a scanout buffer say, is always placed. While
- * throttled, a client never evicts memory within another cgroup's dmem.low
- * or dmem.min protection; an allocation within its own protection still
- * evicts unprotected memory, as the cgroup's settings entitle it to. A soft
- * period without another eviction returns the client to *normal*; a new
- * eviction restarts the sequence at hard.
+ * stays where it is if the placement accepts its current resource as a
+ * fallback, rather than move to the memory it prefers: only memory that
+ * must move, moves. *Soft* throttle follows: the client may fill free
+ * memory again, but eviction on its behalf first takes its own buffers,
+ * walking its bulk move lowest residency level first, and a fallback
+ * placement before anyone else's memory. Only a buffer that can be placed
+ * no other way, a VRAM-only one say, evicts other clients, so no
+ * validation fails that would succeed unthrottled. A soft period without
+ * another eviction returns the client to *normal*; a new eviction restarts
+ * the sequence at hard.
+ *
+ * The throttle leaves dmem protection as it is: eviction of other clients'
+ * memory follows dmem.min and dmem.low as without it, and the pass over the
+ * client's own buffers respects dmem.min and the charge's limit, though not
+ * dmem.low, which guards a cgroup against others.
  *
  * The periods are a device's settings, &ttm_device.throttle_periods, which
  * start from the ttm module parameters ``throttle_hard_ms`` (5) and
- * ``throttle_soft_ms`` (2000). A driver may change its device's at any
- * time, or point a client's throttle at periods of its own, from a cgroup
- * attribute or a context parameter say. Both 0, or a NULL
- * &ttm_operation_ctx.throttle, turn throttling off. The hard default is a
- * little longer than a submission's validation, so that the evictor's job
- * runs before the victim takes its memory back; the soft default keeps
- * the winner of a fight over VRAM in place through a scene, yet lets a
- * client that went idle and lost its memory refill free VRAM as soon as
- * its hard period ends.
+ * ``throttle_soft_ms`` (2000) when the device is initialised. A driver may
+ * change its device's at any time, or point a client's throttle at periods
+ * of its own, from a cgroup attribute or a context parameter say. Both 0,
+ * or a NULL &ttm_operation_ctx.throttle, turn throttling off. The hard
+ * default is a little longer than a submission's validation, so that the
+ * evictor's job runs before the victim takes its memory back; the soft
+ * default keeps the winner of a fight over VRAM in place through a scene,
+ * yet lets a client that went idle refill free VRAM once its hard period
+ * ends.
  *
  * A client's own buffers share the reservation it holds while it
  * validates, so eviction reaches them only with
@@ -57,23 +61,24 @@
  * submissions, soft throttle places a buffer in a fallback placement
  * rather than evicting another client.
  *
- * Only eviction that makes room for a validation, or for the relocation of
- * its victims, throttles the owners of what it takes. The shrinker,
- * suspend, ttm_resource_manager_evict_all() and the reclaim of a dmem.max
- * write do not, since no client gained memory there, and the latter two
- * are never throttled either. A victim's relocation follows the throttle
- * of the victim's owner, not the evictor's.
+ * A client is known by its bulk move: buffers outside any bulk move, such
+ * as buffers shared between processes, neither throttle anyone when they
+ * are evicted nor are throttled. Only eviction that makes room for a
+ * validation throttles the owners of what it takes; the shrinker, suspend,
+ * ttm_resource_manager_evict_all() and the reclaim of a dmem.max write do
+ * not. ttm_bo_mem_space(), which relocates the victims of eviction, is
+ * never throttled.
  */
 
 static unsigned int ttm_throttle_hard_ms = 5;
-module_param_named(throttle_hard_ms, ttm_throttle_hard_ms, uint, 0644);
+module_param_named(throttle_hard_ms, ttm_throttle_hard_ms, uint, 0444);
 MODULE_PARM_DESC(throttle_hard_ms,
-		 "Default hard throttle after a client's memory is evicted, in ms (default 5)");
+		 "Devices' hard throttle after a client's memory is evicted, in ms (default 5)");
 
 static unsigned int ttm_throttle_soft_ms = 2000;
-module_param_named(throttle_soft_ms, ttm_throttle_soft_ms, uint, 0644);
+module_param_named(throttle_soft_ms, ttm_throttle_soft_ms, uint, 0444);
 MODULE_PARM_DESC(throttle_soft_ms,
-		 "Default soft throttle after hard throttle ends, in ms (default 2000)");
+		 "Devices' soft throttle after hard throttle ends, in ms (default 2000)");
 
 /* The clock, a function of its own so that KUnit can replace it. */
 VISIBLE_IF_KUNIT ktime_t ttm_throttle_now(void)
@@ -89,8 +94,8 @@ EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_now);
  */
 void ttm_throttle_periods_init(struct ttm_throttle_periods *periods)
 {
-	periods->hard_ms = READ_ONCE(ttm_throttle_hard_ms);
-	periods->soft_ms = READ_ONCE(ttm_throttle_soft_ms);
+	periods->hard_ms = ttm_throttle_hard_ms;
+	periods->soft_ms = ttm_throttle_soft_ms;
 }
 
 /**

@@ -59,19 +59,19 @@ DECLARE_EVENT_CLASS(ttm_bo_placement,
 			      ttm_show_mem_type(__entry->to), __entry->client)
 );
 
-/* A buffer moved for its own validation, or by its driver. */
+/* Any move but an eviction's: for a validation, the shrinker, a driver. */
 DEFINE_EVENT(ttm_bo_placement, ttm_bo_move,
 	     TP_PROTO(struct ttm_buffer_object *bo, u32 from, u32 to),
 	     TP_ARGS(bo, from, to)
 );
 
-/* A buffer moved out to make room, or for suspend. */
+/* A move TTM makes to evict a buffer: to make room, or for suspend. */
 DEFINE_EVENT(ttm_bo_placement, ttm_bo_evict,
 	     TP_PROTO(struct ttm_buffer_object *bo, u32 from, u32 to),
 	     TP_ARGS(bo, from, to)
 );
 
-/* Hard throttle kept a buffer in @from, though it prefers @to. */
+/* Hard throttle kept a buffer in @from, a fallback, though it prefers @to. */
 DEFINE_EVENT(ttm_bo_placement, ttm_bo_throttle_keep,
 	     TP_PROTO(struct ttm_buffer_object *bo, u32 from, u32 to),
 	     TP_ARGS(bo, from, to)

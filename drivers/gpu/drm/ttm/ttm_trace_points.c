@@ -13,15 +13,19 @@
  * DRM client id fdinfo shows as ``drm-client-id``; 0 stands for a buffer
  * outside any throttled client's bulk move, or for the kernel.
  *
- * - ``ttm_bo_move``: a buffer moved for its own validation.
- * - ``ttm_bo_evict``: a buffer moved out to make room, or for suspend.
- * - ``ttm_bo_throttle_keep``: hard throttle kept a buffer where it is,
- *   though its placement prefers another memory type.
- * - ``ttm_throttle_start``: eviction took a client's memory for another
- *   (``evicted_by``), and the client's throttle restarted at hard.
+ * - ``ttm_bo_evict``: a move that TTM makes to evict a buffer, to make
+ *   room or for suspend. The first leg of an eviction that needs a bounce
+ *   shows as ``ttm_bo_move``.
+ * - ``ttm_bo_move``: every other move: for a validation, the shrinker or a
+ *   driver.
+ * - ``ttm_bo_throttle_keep``: hard throttle kept a buffer in a fallback
+ *   placement, though its placement prefers another memory type.
+ * - ``ttm_throttle_start``: eviction that made room for a validation took
+ *   a client's memory for another (``evicted_by``), moving it or freeing
+ *   it, and the client's throttle restarted at hard.
  * - ``ttm_bo_validate_fail``: ttm_bo_validate() failed, with the errno and
- *   the throttle state of the client validating. A back-off (-EDEADLK) or
- *   a signal is not a failure and is not reported.
+ *   the throttle state of the client validating as the event fires. A
+ *   back-off (-EDEADLK) or a signal is not a failure and is not reported.
  *
  * The first three share one event class. For example::
  *

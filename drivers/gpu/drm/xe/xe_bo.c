@@ -3426,6 +3426,10 @@ void xe_bo_unpin(struct xe_bo *bo)
  * before this returns. Otherwise, and for the XE_VALIDATION_* placeholders,
  * contention on a bo selected for eviction counts as a lack of space.
  *
+ * A @vm that userspace created passes its eviction throttle: after another
+ * client's validation evicted the VM's memory, @bo may stay in, or go to, a
+ * fallback placement for a while rather than evict others.
+ *
  * Return: 0 on success, negative error code on failure. May return
  * -EINTR or -ERESTARTSYS if internal waits are interrupted by a signal.
  * May return -EDEADLK if @exec is contended: the caller must back off with

@@ -545,7 +545,7 @@ static void ttm_throttle_hard_leaves_pinned_bos_alone(struct kunit *test)
 	dma_resv_unlock(&ca->resv);
 }
 
-static void ttm_throttle_relocation_follows_the_victim(struct kunit *test)
+static void ttm_throttle_relocation_ignores_the_evictor(struct kunit *test)
 {
 	struct ttm_buffer_object *a_tt, *a_new, *b, *c;
 	struct thr_client *ca, *cb, *cc;
@@ -561,9 +561,9 @@ static void ttm_throttle_relocation_follows_the_victim(struct kunit *test)
 	a_new = thr_bo(test, ca, &sys_placement);
 
 	/*
-	 * A, soft-throttled, must place a BO in VRAM and evicts B's. B is not
-	 * throttled, so B's BO makes room in GTT in LRU order, taking C's:
-	 * A's throttle, which would take A's own, is not B's relocation's.
+	 * A, soft-throttled, must place a BO in VRAM and evicts B's. B's BO
+	 * makes room in GTT in LRU order, taking C's: A's throttle, which
+	 * would take A's own first, is not the relocation's.
 	 */
 	ttm_throttle_evicted(&ca->throttle);
 	thr_advance(test, THR_HARD);
@@ -600,7 +600,7 @@ static void ttm_throttle_own_walk_visits_only_own_bos(struct kunit *test)
 {
 	struct ttm_operation_ctx ctx = { .allow_res_evict = true };
 	struct ttm_buffer_object *a[3];
-	struct thr_client *ca, *cb;
+	struct thr_client *ca, *cb, *cc;
 	struct thr_walk w = {
 		.walk = {
 			.ops = &thr_walk_ops,
@@ -609,12 +609,15 @@ static void ttm_throttle_own_walk_visits_only_own_bos(struct kunit *test)
 	};
 	struct ttm_resource_manager *man;
 
+	/* In LRU order: B's range, A's range, then C's. */
 	thr_setup(test, 8, &ca, &cb);
+	cc = thr_client(test);
 	thr_bo(test, cb, &vram_placement);
 	a[0] = thr_bo(test, ca, &vram_placement);
 	a[1] = thr_bo(test, ca, &vram_placement);
 	thr_bo(test, cb, &vram_placement);
 	a[2] = thr_bo(test, ca, &vram_placement);
+	thr_bo(test, cc, &vram_placement);
 
 	/* A's lowest level first: a[1] before the others. */
 	dma_resv_lock(&ca->resv, NULL);
@@ -671,7 +674,7 @@ static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_soft_falls_back_before_evicting),
 	KUNIT_CASE(ttm_throttle_soft_without_own_reach),
 	KUNIT_CASE(ttm_throttle_hard_leaves_pinned_bos_alone),
-	KUNIT_CASE(ttm_throttle_relocation_follows_the_victim),
+	KUNIT_CASE(ttm_throttle_relocation_ignores_the_evictor),
 	KUNIT_CASE(ttm_throttle_own_walk_visits_only_own_bos),
 	KUNIT_CASE(ttm_throttle_own_walk_of_empty_bulk),
 	{}

@@ -26,8 +26,8 @@
  *	the other half of the hot set, so that eviction must choose between
  *	render targets and textures. The game waits for both
  *	(DRM_IOCTL_VTTM_WAIT) before the next frame. When a submit fails,
- *	the frame counts as failed and the game sleeps for the job's
- *	duration instead.
+ *	the job counts as failed and the game sleeps for the job's duration
+ *	instead.
  *
  * compositor: a second client, driven by a child process. 8 buffers of
  *	V/64 (V/8 in all), VRAM only. It submits one job on all
@@ -66,7 +66,7 @@
  * and the ratio of each figure to the first mode run in the same
  * invocation, baseline by default. A mode whose knobs cannot be written
  * (no debugfs, or not root) is skipped, unless it is what the device does
- * as it loads (all).
+ * as it loads (all). The knobs get back the values they had at the start.
  *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
  */
@@ -184,6 +184,8 @@ static const char * const knob_names[K_COUNT] = {
 struct config {
 	const char *device;
 	char knobs[K_COUNT][128];
+	/* The knobs' values as found, restored at the end. */
+	char saved[K_COUNT][16];
 	/* What the throttle knobs take for "on": TTM's defaults. */
 	char throttle_on[K_COUNT][16];
 	__u64 vram_size;
@@ -421,7 +423,9 @@ static void find_knobs(struct config *cfg)
 			continue;
 		snprintf(cfg->knobs[k], sizeof(cfg->knobs[k]), "%s/%u/%s",
 			 DRI_DEBUGFS, minor(st.st_rdev), knob_names[k]);
-		if (access(cfg->knobs[k], W_OK))
+		if (access(cfg->knobs[k], W_OK) ||
+		    read_small(cfg->knobs[k], cfg->saved[k],
+			       sizeof(cfg->saved[k])))
 			cfg->knobs[k][0] = '\0';
 	}
 	if (read_small(TTM_PARAMS "/throttle_hard_ms", cfg->throttle_on[K_HARD],
@@ -447,6 +451,18 @@ static int write_knob(const struct config *cfg, enum knob k, const char *val)
 	n = write(fd, val, len);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Put back the values the knobs had when the benchmark started. */
+static int restore_knobs(const struct config *cfg)
+{
+	unsigned int k;
+	int ret = 0;
+
+	for (k = 0; k < K_COUNT; k++)
+		if (cfg->knobs[k][0] && write_knob(cfg, k, cfg->saved[k]))
+			ret = -EIO;
+	return ret;
 }
 
 /* Set the knobs for @mode; returns 0 or -errno. */
@@ -1497,8 +1513,7 @@ int main(int argc, char **argv)
 			n_ok++;
 		}
 	}
-	/* Leave the device as it loads: every feature on. */
-	if (cfg.knobs[K_EXEC][0] && set_knobs(&cfg, &modes[N_MODES - 1]))
+	if (restore_knobs(&cfg))
 		bench_err("cannot set the device's knobs back");
 	if (ret) {
 		bench_err("mode %s failed", cfg.modes[r]->name);

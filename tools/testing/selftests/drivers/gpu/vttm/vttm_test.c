@@ -244,6 +244,8 @@ static int exec_eviction_knob(const struct vttm_dev *dev, char *path,
 }
 
 #define TRACING			"/sys/kernel/tracing"
+/* A trace instance of the tests' own: an empty buffer, default options. */
+#define TRACE_INSTANCE		TRACING "/instances/vttm_test"
 /* A period no test outlasts. */
 #define THROTTLE_LONG_MS	600000
 
@@ -2375,6 +2377,8 @@ FIXTURE_TEARDOWN(throttle)
 	if (self->fd >= 0)
 		close(self->fd);
 	throttle_knobs_restore(&self->knobs);
+	/* Removing the instance disables its events. */
+	rmdir(TRACE_INSTANCE);
 }
 
 /*
@@ -2504,7 +2508,8 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 	close(other);
 }
 
-TEST_F(throttle, soft_throttle_falls_back_to_gtt_rather_than_evict)
+TEST_F_TIMEOUT(throttle, soft_throttle_falls_back_to_gtt_rather_than_evict,
+	       PRESSURE_TIMEOUT_S)
 {
 	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
 	__u64 lost_to_y, lost_to_x;
@@ -2517,7 +2522,8 @@ TEST_F(throttle, soft_throttle_falls_back_to_gtt_rather_than_evict)
 }
 
 /* The same load unthrottled: the fallback buffer evicts the other client. */
-TEST_F(throttle, without_throttle_a_fallback_buffer_evicts)
+TEST_F_TIMEOUT(throttle, without_throttle_a_fallback_buffer_evicts,
+	       PRESSURE_TIMEOUT_S)
 {
 	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
 	__u64 lost_to_y, lost_to_x;
@@ -2542,6 +2548,8 @@ static bool trace_has(const char *trace, const char *event,
 			at = strstr(at, fields[i]);
 			if (at && at >= end)
 				at = NULL;
+			else if (at)
+				at += strlen(fields[i]) - 1;
 		}
 		if (at)
 			return true;
@@ -2555,7 +2563,8 @@ static __u64 client_id(struct __test_metadata *_metadata, int fd)
 	return fdinfo_size(_metadata, fd, "drm-client-id");
 }
 
-TEST_F(throttle, tracepoints_report_eviction_and_throttle)
+TEST_F_TIMEOUT(throttle, tracepoints_report_eviction_and_throttle,
+	       PRESSURE_TIMEOUT_S)
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
 	char want_size[48], want_victim[48], want_evictor[48], start[96];
@@ -2564,8 +2573,9 @@ TEST_F(throttle, tracepoints_report_eviction_and_throttle)
 	__u32 h, other_h;
 	int other;
 
-	if (access(TRACING "/events/ttm/enable", W_OK))
-		SKIP(return, "no ttm events in " TRACING);
+	if (access(TRACING "/events/ttm/enable", R_OK) ||
+	    access(TRACING "/instances", W_OK))
+		SKIP(return, "no ttm events or trace instances in " TRACING);
 	ASSERT_EQ(0, set_throttle(&self->knobs, THROTTLE_LONG_MS,
 				  THROTTLE_LONG_MS));
 	other = vttm_open(&self->dev);
@@ -2578,16 +2588,17 @@ TEST_F(throttle, tracepoints_report_eviction_and_throttle)
 	ASSERT_EQ(0, submit(self->fd, &h, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, h));
 
-	ASSERT_EQ(0, write_text(TRACING "/trace", ""));
-	ASSERT_EQ(0, write_text(TRACING "/events/ttm/enable", "1"));
+	rmdir(TRACE_INSTANCE);
+	ASSERT_EQ(0, mkdir(TRACE_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, write_text(TRACE_INSTANCE "/events/ttm/enable", "1"));
 	ASSERT_EQ(0, bo_create(other, size, VTTM_PLACE_VRAM, &other_h));
 	EXPECT_EQ(0, submit(other, &other_h, 1));
 	EXPECT_EQ(0, bo_wait(other, other_h));
 	/* Hard throttle keeps the victim's buffer where it went. */
 	EXPECT_EQ(0, submit(self->fd, &h, 1));
 	EXPECT_EQ(0, bo_wait(self->fd, h));
-	ASSERT_EQ(0, write_text(TRACING "/events/ttm/enable", "0"));
-	ASSERT_LT(0, read_text(TRACING "/trace", trace, sizeof(trace)));
+	ASSERT_EQ(0, write_text(TRACE_INSTANCE "/events/ttm/enable", "0"));
+	ASSERT_LT(0, read_text(TRACE_INSTANCE "/trace", trace, sizeof(trace)));
 	close(other);
 
 	snprintf(want_size, sizeof(want_size), " size=%llu vram->",
