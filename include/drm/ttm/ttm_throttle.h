@@ -13,12 +13,12 @@ struct ttm_lru_bulk_move;
 /**
  * enum ttm_throttle_state - what a client may do after losing memory
  * @TTM_THROTTLE_NORMAL: No restriction.
- * @TTM_THROTTLE_SOFT: The client may fill free memory, but evicts only its
- *	own buffers unless a buffer has no other placement it can use, and
- *	never memory that dmem.low protects.
+ * @TTM_THROTTLE_SOFT: The client may fill free memory, but evicts its own
+ *	buffers first, and other clients' memory only for a buffer that has
+ *	no other placement it can use.
  * @TTM_THROTTLE_HARD: As soft, and a buffer whose current resource the
- *	placement accepts stays where it is, even if free memory it prefers
- *	is available.
+ *	placement accepts as a fallback stays there, even if free memory it
+ *	prefers is available.
  */
 enum ttm_throttle_state {
 	TTM_THROTTLE_NORMAL,

@@ -40,8 +40,8 @@
  *
  * The throttle leaves dmem protection as it is: eviction of other clients'
  * memory follows dmem.min and dmem.low as without it, and the pass over the
- * client's own buffers respects dmem.min and the charge's limit, though not
- * dmem.low, which guards a cgroup against others.
+ * client's own buffers follows the charge's limit and, as eviction within
+ * one cgroup always does, ignores the cgroup's own protection.
  *
  * The periods are a device's settings, &ttm_device.throttle_periods, which
  * start from the ttm module parameters ``throttle_hard_ms`` (5) and
@@ -64,10 +64,11 @@
  * A client is known by its bulk move: buffers outside any bulk move, such
  * as buffers shared between processes, neither throttle anyone when they
  * are evicted nor are throttled. Only eviction that makes room for a
- * validation throttles the owners of what it takes; the shrinker, suspend,
+ * placement throttles the owners of what it takes; the shrinker, suspend,
  * ttm_resource_manager_evict_all() and the reclaim of a dmem.max write do
- * not. ttm_bo_mem_space(), which relocates the victims of eviction, is
- * never throttled.
+ * not throttle the owners of the buffers they move, though evictions that
+ * make room for those buffers' relocation do. ttm_bo_mem_space(), which
+ * relocates the victims of eviction, is never throttled.
  */
 
 static unsigned int ttm_throttle_hard_ms = 5;

@@ -341,19 +341,6 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 	/* TODO: Inform user the VM is banned */
 }
 
-/*
- * A throttled VM may have left a BO in system memory though it prefers
- * VRAM. Keep it on the evict list while the throttle lasts, so that an exec
- * after the throttle ends validates it again and moves it back; this costs
- * a rebind of its VMAs per exec meanwhile.
- */
-static bool xe_vm_throttle_keeps_evicted(struct xe_vm *vm, struct xe_bo *bo)
-{
-	return vm->xef && (bo->flags & XE_BO_FLAG_VRAM_MASK) &&
-	       !xe_bo_is_vram(bo) &&
-	       ttm_throttle_get_state(&vm->throttle) != TTM_THROTTLE_NORMAL;
-}
-
 static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 {
 	struct xe_vm *vm = gpuvm_to_vm(vm_bo->vm);
@@ -379,7 +366,7 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 	if (ret)
 		return ret;
 
-	vm_bo->evicted = xe_vm_throttle_keeps_evicted(vm, bo);
+	vm_bo->evicted = false;
 	return 0;
 }
 
