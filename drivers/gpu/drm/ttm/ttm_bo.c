@@ -680,12 +680,31 @@ struct ttm_bo_evict_walk {
 	struct ttm_bo_alloc_state *alloc_state;
 };
 
-/* Whether dmem protection and the charge's limit let @bo be evicted. */
-static bool ttm_bo_evict_dmem_allows(struct ttm_bo_evict_walk *evict_walk,
-				     struct ttm_buffer_object *bo)
+/*
+ * Taking a client's memory to make room for someone else throttles the
+ * client. A BO that shares the reservation the evictor holds is the
+ * evictor's own, whether or not it passed its throttle.
+ */
+static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
+				   struct ttm_buffer_object *bo)
 {
+	struct ttm_throttle *victim = ttm_bo_owner_throttle(bo);
+
+	if (victim && victim != ctx->throttle &&
+	    !(ctx->resv && ctx->resv == bo->base.resv)) {
+		ttm_throttle_evicted(victim);
+		trace_ttm_throttle_start(victim, ctx->throttle);
+	}
+}
+
+static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_evict_walk *evict_walk =
+		container_of(walk, typeof(*evict_walk), walk);
 	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
+	s64 bo_size = bo->base.size;
 	bool evict_valuable;
+	s64 lret;
 
 	/*
 	 * If may_try_low is not set, then we're trying to evict unprotected
@@ -696,7 +715,7 @@ static bool ttm_bo_evict_dmem_allows(struct ttm_bo_evict_walk *evict_walk,
 	 */
 	if (!evict_walk->alloc_state->may_try_low &&
 			bo->resource->css == evict_walk->alloc_state->charge_pool)
-		return false;
+		return 0;
 
 	limit_pool = evict_walk->alloc_state->limit_pool;
 	/*
@@ -724,34 +743,7 @@ static bool ttm_bo_evict_dmem_allows(struct ttm_bo_evict_walk *evict_walk,
 	if (ancestor)
 		dmem_cgroup_pool_state_put(ancestor);
 
-	return evict_valuable;
-}
-
-/*
- * Taking a client's memory to make room for someone else throttles the
- * client. A BO that shares the reservation the evictor holds is the
- * evictor's own, whether or not it passed its throttle.
- */
-static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
-				   struct ttm_buffer_object *bo)
-{
-	struct ttm_throttle *victim = ttm_bo_owner_throttle(bo);
-
-	if (victim && victim != ctx->throttle &&
-	    !(ctx->resv && ctx->resv == bo->base.resv)) {
-		ttm_throttle_evicted(victim);
-		trace_ttm_throttle_start(victim, ctx->throttle);
-	}
-}
-
-static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
-{
-	struct ttm_bo_evict_walk *evict_walk =
-		container_of(walk, typeof(*evict_walk), walk);
-	s64 bo_size = bo->base.size;
-	s64 lret;
-
-	if (!ttm_bo_evict_dmem_allows(evict_walk, bo))
+	if (!evict_valuable)
 		return 0;
 
 	/*
@@ -822,7 +814,9 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
  * A client's own BOs share the reservation it holds while it validates, so
  * one trylock pass over its bulk move reaches all it can: those sharing
  * &ttm_operation_ctx.resv with allow_res_evict set. dmem.low does not guard
- * them against their own client; dmem.min and the charge's limit still do.
+ * them against their own client; otherwise the cgroups are weighed as for
+ * any eviction: a cgroup may always evict its own charges, and a BO charged
+ * to another cgroup keeps that cgroup's dmem.min.
  */
 static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
 			    struct ttm_device *bdev,

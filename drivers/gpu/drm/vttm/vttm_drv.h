@@ -21,6 +21,7 @@
 #include <drm/ttm/ttm_throttle.h>
 
 struct dma_fence;
+struct dmem_cgroup_region;
 struct drm_exec;
 struct gpu_buddy;
 struct gpu_buddy_block;
@@ -36,6 +37,7 @@ struct gpu_buddy_block;
  *	I/O memory.
  * @vram_size: Size of VRAM in bytes.
  * @gtt_size: Size of GTT in bytes.
+ * @vram_region: VRAM's dmem cgroup region, or NULL without the controller.
  * @exec_eviction: Whether validation passes the job's drm_exec to TTM, so
  *	that eviction locks its victims through it. The debugfs file
  *	exec_eviction switches it off to measure TTM's path without it.
@@ -52,6 +54,7 @@ struct vttm_device {
 	void *vram;
 	u64 vram_size;
 	u64 gtt_size;
+	struct dmem_cgroup_region *vram_region;
 	bool exec_eviction;
 	bool residency_levels;
 	spinlock_t jobs_lock; /* Protects @jobs. */

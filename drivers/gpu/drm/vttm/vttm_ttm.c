@@ -290,18 +290,24 @@ static const struct ttm_device_funcs vttm_ttm_funcs = {
 	.move = vttm_bo_move,
 };
 
+static const struct dmem_cgroup_ops vttm_dmem_ops = {
+	.reclaim = ttm_resource_manager_dmem_reclaim,
+};
+
 /**
  * vttm_ttm_init - set up the TTM device, VRAM and GTT
  * @vdev: The device, with its sizes set.
  *
- * Registers VRAM as the dmem cgroup region "vram0" of the device, when the
- * dmem controller is built.
+ * Registers VRAM as the dmem cgroup region "drm/<device>/vram0", when the
+ * dmem controller is built. Lowering a cgroup's dmem.max below its use
+ * evicts that cgroup's buffers, as on xe and amdgpu.
  *
  * Return: 0 or a negative errno.
  */
 int vttm_ttm_init(struct vttm_device *vdev)
 {
 	struct drm_device *drm = &vdev->drm;
+	struct ttm_resource_manager *vram_man;
 	struct dmem_cgroup_region *region;
 	int ret;
 
@@ -324,17 +330,23 @@ int vttm_ttm_init(struct vttm_device *vdev)
 	if (ret)
 		goto err_vram_man;
 
-	region = drmm_cgroup_register_region(drm, "vram0",
-					     &(struct dmem_cgroup_init){
+	/*
+	 * Not drmm_cgroup_register_region(): the region must go before the
+	 * VRAM manager its reclaim callback uses, and vttm_ttm_fini() tears
+	 * that down before the DRM device is released.
+	 */
+	vram_man = ttm_manager_type(&vdev->ttm, TTM_PL_VRAM);
+	region = dmem_cgroup_register_region(&(struct dmem_cgroup_init){
 						.size = vdev->vram_size,
-					     });
+						.ops = &vttm_dmem_ops,
+						.reclaim_priv = vram_man,
+					     }, "drm/%s/vram0", drm->unique);
 	if (IS_ERR(region)) {
 		ret = PTR_ERR(region);
 		goto err_gtt_man;
 	}
-	ttm_resource_manager_set_dmem_region(ttm_manager_type(&vdev->ttm,
-							      TTM_PL_VRAM),
-					     region);
+	vdev->vram_region = region;
+	ttm_resource_manager_set_dmem_region(vram_man, region);
 	return 0;
 
 err_gtt_man:
@@ -354,6 +366,8 @@ err_vram:
  */
 void vttm_ttm_fini(struct vttm_device *vdev)
 {
+	/* Waits for a reclaim that is running: it uses the VRAM manager. */
+	dmem_cgroup_unregister_region(vdev->vram_region);
 	ttm_range_man_fini(&vdev->ttm, VTTM_PL_GTT);
 	vttm_vram_mgr_fini(vdev);
 	ttm_device_fini(&vdev->ttm);
