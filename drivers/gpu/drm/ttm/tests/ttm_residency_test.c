@@ -5,11 +5,13 @@
  * benchmark suite prints what bulk moves and level changes cost as bulk
  * moves grow.
  */
+#include <linux/dma-fence.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_resource.h>
+#include <drm/ttm/ttm_tt.h>
 
 #include "ttm_kunit_helpers.h"
 #include "ttm_mock_manager.h"
@@ -40,13 +42,30 @@ struct res_client {
 	struct ttm_lru_bulk_move bulk;
 };
 
+/*
+ * Set by the one case that moves as a copy engine would: the old resource
+ * goes to a ghost object until the copy's fence signals. Cases run one
+ * after another, and the suite's init clears it.
+ */
+static bool res_move_leaves_ghost;
+
 /* The tests are about what gets evicted, so moves copy nothing. */
 static int res_test_move(struct ttm_buffer_object *bo, bool evict,
 			 struct ttm_operation_ctx *ctx,
 			 struct ttm_resource *new_mem, struct ttm_place *hop)
 {
-	ttm_bo_move_null(bo, new_mem);
-	return 0;
+	struct dma_fence *fence;
+	int ret;
+
+	if (!res_move_leaves_ghost || evict || !bo->resource) {
+		ttm_bo_move_null(bo, new_mem);
+		return 0;
+	}
+
+	fence = dma_fence_get_stub();
+	ret = ttm_bo_move_accel_cleanup(bo, fence, false, false, new_mem);
+	dma_fence_put(fence);
+	return ret;
 }
 
 static void res_test_evict_flags(struct ttm_buffer_object *bo,
@@ -65,6 +84,7 @@ static int ttm_residency_test_init(struct kunit *test)
 	if (err)
 		return err;
 	devs = test->priv;
+	res_move_leaves_ghost = false;
 
 	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, funcs);
@@ -715,6 +735,148 @@ vram_bo(struct kunit *test, struct res_client *client,
 	return bo;
 }
 
+/* A BO of @client in system memory, in its bulk move, at @residency. */
+static struct ttm_buffer_object *
+sys_bo(struct kunit *test, struct res_client *client,
+       enum ttm_residency residency, bool populated)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *bo;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+	drm_gem_private_object_init(devs->drm, &bo->base, RES_BO_SIZE);
+	dma_resv_lock(&client->resv, NULL);
+	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(devs->ttm_dev, bo,
+						   ttm_bo_type_device,
+						   &sys_placement, PAGE_SIZE,
+						   &ctx, NULL, &client->resv,
+						   &dummy_ttm_bo_destroy), 0);
+	ttm_bo_set_bulk_move(bo, &client->bulk);
+	ttm_bo_set_residency(bo, residency);
+	if (populated)
+		KUNIT_EXPECT_EQ(test, ttm_bo_populate(bo, &ctx), 0);
+	dma_resv_unlock(&client->resv);
+	return bo;
+}
+
+static void res_bos_fini(struct ttm_buffer_object **bos, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		res_set_bulk(bos[i], NULL);
+		ttm_bo_fini(bos[i]);
+	}
+}
+
+/* Swaps x, the one BO of @a with pages, out; the bulk move keeps @left. */
+static void res_swap_out(struct kunit *test, struct res_client *a,
+			 struct ttm_buffer_object *x, unsigned int left)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_operation_ctx ctx = { };
+
+	KUNIT_ASSERT_GT(test, ttm_bo_swapout(devs->ttm_dev, &ctx,
+					     sys_man(test), GFP_KERNEL, 1), 0);
+	KUNIT_ASSERT_TRUE(test, ttm_tt_is_swapped(x->ttm));
+	expect_bulk_sorted(test, &a->bulk, left);
+}
+
+static void res_swap_in(struct kunit *test, struct ttm_buffer_object *x)
+{
+	struct ttm_operation_ctx ctx = { };
+
+	dma_resv_lock(x->base.resv, NULL);
+	KUNIT_EXPECT_EQ(test, ttm_bo_populate(x, &ctx), 0);
+	dma_resv_unlock(x->base.resv);
+	KUNIT_ASSERT_FALSE(test, ttm_tt_is_swapped(x->ttm));
+}
+
+/*
+ * A swapped-out BO leaves its bulk move, as it cannot be evicted, and keeps
+ * its level, which may change meanwhile; swapped in, it returns to the end
+ * of that level.
+ */
+static void ttm_residency_swapped_bo_returns_to_its_level(struct kunit *test)
+{
+	struct ttm_buffer_object *lo, *x, *hi;
+	struct res_client *a;
+
+	a = res_client(test);
+	/* Only x has pages, so the swap-out walk takes x alone. */
+	lo = sys_bo(test, a, TTM_RESIDENCY_MINIMUM, false);
+	x = sys_bo(test, a, TTM_RESIDENCY_NORMAL, true);
+	hi = sys_bo(test, a, TTM_RESIDENCY_MAXIMUM, false);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+
+	res_swap_out(test, a, x, 2);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, hi }, 2);
+	res_swap_in(test, x);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+	expect_bulk_sorted(test, &a->bulk, 3);
+
+	/* A level set while swapped out is the one it returns to. */
+	res_swap_out(test, a, x, 2);
+	res_set_residency(x, TTM_RESIDENCY_MINIMUM);
+	KUNIT_EXPECT_EQ(test, x->residency, TTM_RESIDENCY_MINIMUM);
+	expect_bulk_sorted(test, &a->bulk, 2);
+	res_swap_in(test, x);
+	expect_lru_order(test, sys_man(test),
+			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+	expect_bulk_sorted(test, &a->bulk, 3);
+
+	res_bos_fini((struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+	res_client_fini(test, a);
+}
+
+/*
+ * A move that leaves the old resource to a ghost object, as a copy engine's
+ * does, takes that resource out of the bulk move at the BO's level; the
+ * new resource joins at the same level.
+ */
+static void ttm_residency_ghost_leaves_the_bulk(struct kunit *test)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *lo, *x, *hi, *y;
+	struct res_client *a;
+
+	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(devs->ttm_dev, TTM_PL_VRAM,
+						    4 * RES_BO_SIZE), 0);
+	a = res_client(test);
+	lo = vram_bo(test, a, TTM_RESIDENCY_MINIMUM);
+	hi = vram_bo(test, a, TTM_RESIDENCY_MAXIMUM);
+	x = sys_bo(test, a, TTM_RESIDENCY_HIGH, false);
+	y = sys_bo(test, a, TTM_RESIDENCY_LOW, false);
+	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 2);
+
+	res_move_leaves_ghost = true;
+	dma_resv_lock(&a->resv, NULL);
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(x, &vram_placement, &ctx), 0);
+	dma_resv_unlock(&a->resv);
+	res_move_leaves_ghost = false;
+
+	KUNIT_EXPECT_EQ(test, x->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, x->residency, TTM_RESIDENCY_HIGH);
+	expect_range_sorted(test, TTM_PL_VRAM, 0, &a->bulk, 3);
+	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 1);
+	expect_list_order(test, ttm_manager_type(devs->ttm_dev, TTM_PL_VRAM),
+			  0, (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+
+	/* The ghost's resource is gone once its fence has signalled. */
+	flush_workqueue(devs->ttm_dev->wq);
+	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 1);
+
+	res_bos_fini((struct ttm_buffer_object *[]){ lo, x, hi, y }, 4);
+	res_client_fini(test, a);
+	ttm_mock_manager_fini(devs->ttm_dev, TTM_PL_VRAM);
+}
+
 static void ttm_residency_evicts_lowest_of_oldest_client(struct kunit *test)
 {
 	struct ttm_test_devices *devs = test->priv;
@@ -804,6 +966,8 @@ static struct kunit_case ttm_residency_test_cases[] = {
 	KUNIT_CASE(ttm_residency_leaving_bulk_goes_behind_it),
 	KUNIT_CASE(ttm_residency_cursor_survives_changes),
 	KUNIT_CASE(ttm_residency_evicts_lowest_of_oldest_client),
+	KUNIT_CASE(ttm_residency_swapped_bo_returns_to_its_level),
+	KUNIT_CASE(ttm_residency_ghost_leaves_the_bulk),
 	{}
 };
 
