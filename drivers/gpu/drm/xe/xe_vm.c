@@ -341,6 +341,49 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 	/* TODO: Inform user the VM is banned */
 }
 
+/*
+ * Under its eviction throttle, a VM's validation may leave a BO that prefers
+ * VRAM in system memory. Once validated, the BO is off the evict list, so
+ * nothing would move it back: remember it for when the throttle has ended.
+ */
+static void xe_vm_note_throttle_kept(struct xe_vm *vm, struct xe_bo *bo)
+{
+	if (!vm->xef || !(bo->flags & XE_BO_FLAG_VRAM_MASK) ||
+	    xe_bo_is_vram(bo) ||
+	    ttm_throttle_get_state(&vm->throttle) == TTM_THROTTLE_NORMAL)
+		return;
+
+	bo->throttle_kept = true;
+	vm->throttle_kept = true;
+}
+
+/*
+ * Marks the BOs the ended throttle kept in system memory evicted, so that
+ * this validation moves them back into VRAM: the VM's own BOs join the
+ * evict list at once, external ones at the next
+ * drm_gpuvm_prepare_objects().
+ */
+static void xe_vm_repromote(struct xe_vm *vm)
+{
+	struct drm_gpuva *gpuva;
+
+	drm_gpuvm_for_each_va(gpuva, &vm->gpuvm) {
+		struct xe_bo *bo;
+
+		if (!gpuva->gem.obj || !gpuva->vm_bo)
+			continue;
+
+		bo = gem_to_xe_bo(gpuva->gem.obj);
+		if (!bo->throttle_kept)
+			continue;
+
+		bo->throttle_kept = false;
+		if (!xe_bo_is_vram(bo))
+			drm_gpuvm_bo_evict(gpuva->vm_bo, true);
+	}
+	vm->throttle_kept = false;
+}
+
 static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 {
 	struct xe_vm *vm = gpuvm_to_vm(vm_bo->vm);
@@ -366,6 +409,7 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 	if (ret)
 		return ret;
 
+	xe_vm_note_throttle_kept(vm, bo);
 	vm_bo->evicted = false;
 	return 0;
 }
@@ -381,7 +425,9 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
  *
  * Validates all evicted gem objects and rebinds their vmas. Note that
  * rebindings may cause evictions and hence the validation-rebind
- * sequence is rerun until there are no more objects to validate.
+ * sequence is rerun until there are no more objects to validate. Once the
+ * vm's eviction throttle has ended, the BOs it kept in system memory are
+ * validated again, to move them back into VRAM.
  * Call this inside the locking loop of @exec, with @exec set as the vm's
  * validation transaction, so that page tables are created through it.
  *
@@ -394,6 +440,10 @@ int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
 {
 	struct drm_gem_object *obj;
 	int ret;
+
+	if (vm->throttle_kept &&
+	    ttm_throttle_get_state(&vm->throttle) == TTM_THROTTLE_NORMAL)
+		xe_vm_repromote(vm);
 
 	do {
 		ret = drm_gpuvm_validate(&vm->gpuvm, exec);

@@ -252,6 +252,12 @@ struct xe_vm {
 	 */
 	struct ttm_throttle throttle;
 
+	/**
+	 * @throttle_kept: Some BO of the VM has &xe_bo.throttle_kept set.
+	 * Protected by the VM's reservation.
+	 */
+	bool throttle_kept;
+
 	u64 size;
 
 	struct xe_pt *pt_root[XE_MAX_TILES_PER_DEVICE];

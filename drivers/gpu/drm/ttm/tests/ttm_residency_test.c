@@ -736,9 +736,10 @@ vram_bo(struct kunit *test, struct res_client *client,
 }
 
 /* A BO of @client in system memory, in its bulk move, at @residency. */
-static struct ttm_buffer_object *
-sys_bo(struct kunit *test, struct res_client *client,
-       enum ttm_residency residency, bool populated)
+static struct ttm_buffer_object *sys_bo(struct kunit *test,
+					struct res_client *client,
+					enum ttm_residency residency,
+					bool populated)
 {
 	struct ttm_test_devices *devs = test->priv;
 	struct ttm_operation_ctx ctx = { };
