@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Plot vttm-bench's per-frame migrated MiB as an SVG, one line per mode.
+"""Plot vttm-bench's migrated MiB per game frame as an SVG: one panel per
+phase, each mode's distribution over the frames as a CDF, and the optimum
+(Belady's MIN on the first mode's trace) as a dashed black line.
 
 usage: plot.py INPUT OUTPUT.svg
 
 INPUT is the CSV that vttm-bench --csv writes, or a console or serial log
 holding the lines vttm-bench --csv-stdout prints ("vttm-bench-csv: ...").
-Python 3 standard library only.
+The per-frame series stay in the CSV. Python 3 standard library only.
 """
 
 import csv
@@ -17,9 +19,10 @@ from xml.sax.saxutils import escape
 CSV_PREFIX = "vttm-bench-csv: "
 FIELDS = ("mode", "phase", "frame", "migrated_bytes")
 MIB = 1024.0 * 1024.0
+OPTIMUM = "optimum"
 
-WIDTH, HEIGHT = 900, 500
-LEFT, RIGHT, TOP, BOTTOM = 80, 170, 50, 60
+PANEL_W, PANEL_H = 380, 320
+LEFT, GAP, RIGHT, TOP, BOTTOM = 70, 60, 170, 60, 60
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
            "#8c564b", "#e377c2", "#7f7f7f")
 
@@ -43,28 +46,32 @@ def read_rows(path):
 
 
 def collect(rows):
-    """Group rows by mode, in order of appearance: mode -> [(frame, MiB)]."""
-    series = {}
-    phase_starts = set()
+    """phase -> {mode or OPTIMUM: [MiB per frame]}, modes in CSV order.
+
+    The optimum is the first mode's: each mode's trace differs a little,
+    as the compositor runs on wall-clock time."""
+    phases = {}
+    opt_mode = None
     for row in rows:
         if row["mode"] == "mode":  # a repeated header
             continue
         try:
-            frame = int(row["frame"])
-            mib = int(row["migrated_bytes"]) / MIB
             phase = int(row["phase"])
+            mib = int(row["migrated_bytes"]) / MIB
         except (TypeError, ValueError):
             continue
-        points = series.setdefault(row["mode"], [])
-        if points and phase != points[-1][2]:
-            phase_starts.add(frame)
-        points.append((frame, mib, phase))
-    if not series:
+        series = phases.setdefault(phase, {})
+        series.setdefault(row["mode"], []).append(mib)
+        opt = (row.get("optimum_bytes") or "").strip()
+        if opt and opt_mode in (None, row["mode"]):
+            opt_mode = row["mode"]
+            series.setdefault(OPTIMUM, []).append(int(opt) / MIB)
+    if not phases:
         raise ValueError("no data rows")
-    return series, sorted(phase_starts)
+    return dict(sorted(phases.items()))
 
 
-def nice_step(span, ticks=6):
+def nice_step(span, ticks=5):
     """A round tick step, 1, 2 or 5 times a power of ten, for span."""
     if span <= 0:
         return 1.0
@@ -77,94 +84,104 @@ def nice_step(span, ticks=6):
 
 
 def fmt(value):
-    return f"{value:g}" if abs(value) < 1e6 else f"{value:.3g}"
+    return f"{value:g}"
 
 
-def render(series, phase_starts):
-    xs = [p[0] for pts in series.values() for p in pts]
-    ys = [p[1] for pts in series.values() for p in pts]
-    x_min, x_max = min(xs), max(xs)
-    if x_max == x_min:
-        x_max = x_min + 1
-    y_step = nice_step(max(ys) if max(ys) > 0 else 1)
-    y_max = y_step * math.ceil(max(ys) / y_step) if max(ys) > 0 else 1
-    x_step = max(1, int(nice_step(x_max - x_min)))
+def cdf_points(values):
+    """The steps of the empirical CDF of values: (x, fraction) pairs."""
+    values = sorted(values)
+    n = len(values)
+    points = [(values[0], 0.0)]
+    for i, v in enumerate(values):
+        points.append((v, i / n))
+        points.append((v, (i + 1) / n))
+    return points
 
-    plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+
+def panel(out, x0, title, series, colours, x_max):
+    """One phase's CDFs in the panel whose left edge is x0."""
+    step = nice_step(x_max)
+    x_max = step * math.ceil(x_max / step)
 
     def px(x):
-        return LEFT + (x - x_min) / (x_max - x_min) * plot_w
+        return x0 + x / x_max * PANEL_W
 
     def py(y):
-        return TOP + plot_h - y / y_max * plot_h
+        return TOP + PANEL_H - y * PANEL_H
 
+    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{TOP - 12}" '
+               f'text-anchor="middle" font-size="14">{escape(title)}</text>')
+    for i in range(6):
+        y = i / 5
+        out.append(f'<line x1="{x0}" y1="{py(y):.1f}" x2="{x0 + PANEL_W}" '
+                   f'y2="{py(y):.1f}" stroke="#e0e0e0"/>')
+        out.append(f'<text x="{x0 - 6}" y="{py(y) + 4:.1f}" '
+                   f'text-anchor="end">{fmt(round(y, 1))}</text>')
+    x = 0.0
+    while x <= x_max + step / 2:
+        out.append(f'<line x1="{px(x):.1f}" y1="{TOP + PANEL_H}" '
+                   f'x2="{px(x):.1f}" y2="{TOP + PANEL_H + 5}" '
+                   'stroke="black"/>')
+        out.append(f'<text x="{px(x):.1f}" y="{TOP + PANEL_H + 18}" '
+                   f'text-anchor="middle">{fmt(x)}</text>')
+        x += step
+    out.append(f'<polyline fill="none" stroke="black" points="{x0},{TOP} '
+               f'{x0},{TOP + PANEL_H} {x0 + PANEL_W},{TOP + PANEL_H}"/>')
+    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{TOP + PANEL_H + 40}" '
+               'text-anchor="middle">migrated MiB per frame '
+               '(game + compositor)</text>')
+    for name, values in series.items():
+        coords = " ".join(f"{px(x):.1f},{py(y):.1f}"
+                          for x, y in cdf_points(values))
+        dash = ' stroke-dasharray="6,4"' if name == OPTIMUM else ""
+        out.append(f'<polyline fill="none" stroke="{colours[name]}" '
+                   f'stroke-width="1.8"{dash} points="{coords}"/>')
+
+
+def render(phases):
+    names = []
+    for series in phases.values():
+        for name in series:
+            if name not in names and name != OPTIMUM:
+                names.append(name)
+    colours = {n: COLOURS[i % len(COLOURS)] for i, n in enumerate(names)}
+    colours[OPTIMUM] = "black"
+    if any(OPTIMUM in s for s in phases.values()):
+        names.append(OPTIMUM)
+
+    width = LEFT + len(phases) * PANEL_W + (len(phases) - 1) * GAP + RIGHT
+    height = TOP + PANEL_H + BOTTOM
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" '
-        f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" '
         'font-family="sans-serif" font-size="12">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-        f'<text x="{LEFT + plot_w / 2}" y="{TOP - 20}" '
-        'text-anchor="middle" font-size="15">'
-        'vttm-bench: VRAM migrated per game frame</text>',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{LEFT}" y="22" font-size="15">vttm-bench: share of '
+        'frames that migrated at most x MiB (higher and further left is '
+        'better)</text>',
+        f'<text x="22" y="{TOP + PANEL_H / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 22 {TOP + PANEL_H / 2})">'
+        'share of frames</text>',
     ]
+    x_max = max(max(v) for s in phases.values() for v in s.values())
+    for i, (phase, series) in enumerate(phases.items()):
+        x0 = LEFT + i * (PANEL_W + GAP)
+        panel(out, x0, f"phase {phase}", series, colours,
+              x_max if x_max > 0 else 1)
 
-    # Grid and tick labels.
-    y = 0.0
-    while y <= y_max + y_step / 2:
-        out.append(f'<line x1="{LEFT}" y1="{py(y):.1f}" '
-                   f'x2="{LEFT + plot_w}" y2="{py(y):.1f}" '
-                   'stroke="#e0e0e0"/>')
-        out.append(f'<text x="{LEFT - 8}" y="{py(y) + 4:.1f}" '
-                   f'text-anchor="end">{fmt(y)}</text>')
-        y += y_step
-    x = math.ceil(x_min / x_step) * x_step
-    while x <= x_max:
-        out.append(f'<line x1="{px(x):.1f}" y1="{TOP + plot_h}" '
-                   f'x2="{px(x):.1f}" y2="{TOP + plot_h + 5}" '
-                   'stroke="black"/>')
-        out.append(f'<text x="{px(x):.1f}" y="{TOP + plot_h + 20}" '
-                   f'text-anchor="middle">{x}</text>')
-        x += x_step
-
-    # Phase boundaries.
-    for start in phase_starts:
-        out.append(f'<line x1="{px(start - 0.5):.1f}" y1="{TOP}" '
-                   f'x2="{px(start - 0.5):.1f}" y2="{TOP + plot_h}" '
-                   'stroke="#888888" stroke-dasharray="4,4"/>')
-        out.append(f'<text x="{px(start - 0.5) + 4:.1f}" y="{TOP + 14}" '
-                   f'fill="#555555">phase change (frame {start})</text>')
-
-    # Axes and their labels.
-    out.append(f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" '
-               f'y2="{TOP + plot_h}" stroke="black"/>')
-    out.append(f'<line x1="{LEFT}" y1="{TOP + plot_h}" '
-               f'x2="{LEFT + plot_w}" y2="{TOP + plot_h}" stroke="black"/>')
-    out.append(f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 15}" '
-               'text-anchor="middle">game frame</text>')
-    out.append(f'<text x="20" y="{TOP + plot_h / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 20 {TOP + plot_h / 2})">'
-               'migrated MiB per frame (game + compositor)</text>')
-
-    # One polyline per mode, and the legend.
-    legend_x = LEFT + plot_w + 20
-    out.append(f'<rect x="{legend_x - 10}" y="{TOP}" width="{RIGHT - 20}" '
-               f'height="{20 * len(series) + 10}" fill="white" '
+    legend_x = width - RIGHT + 20
+    out.append(f'<rect x="{legend_x - 10}" y="{TOP}" width="{RIGHT - 30}" '
+               f'height="{20 * len(names) + 10}" fill="white" '
                'stroke="#aaaaaa"/>')
-    for i, (mode, points) in enumerate(series.items()):
-        colour = COLOURS[i % len(COLOURS)]
-        coords = " ".join(f"{px(fx):.1f},{py(fy):.1f}"
-                          for fx, fy, _ in points)
-        out.append(f'<polyline fill="none" stroke="{colour}" '
-                   f'stroke-width="1.5" points="{coords}"/>')
+    for i, name in enumerate(names):
         ly = TOP + 20 * i + 20
+        dash = ' stroke-dasharray="6,4"' if name == OPTIMUM else ""
         out.append(f'<line x1="{legend_x}" y1="{ly - 4}" '
-                   f'x2="{legend_x + 25}" y2="{ly - 4}" stroke="{colour}" '
-                   'stroke-width="3"/>')
+                   f'x2="{legend_x + 25}" y2="{ly - 4}" '
+                   f'stroke="{colours[name]}" stroke-width="3"{dash}/>')
         out.append(f'<text x="{legend_x + 32}" y="{ly}">'
-                   f'{escape(mode)}</text>')
-
+                   f'{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -174,12 +191,12 @@ def main(argv):
         print(f"usage: {argv[0]} INPUT OUTPUT.svg", file=sys.stderr)
         return 2
     try:
-        series, phase_starts = collect(read_rows(argv[1]))
+        phases = collect(read_rows(argv[1]))
     except (OSError, ValueError) as exc:
         print(f"plot.py: {exc}", file=sys.stderr)
         return 1
     with open(argv[2], "w", encoding="utf-8") as f:
-        f.write(render(series, phase_starts))
+        f.write(render(phases))
     return 0
 
 

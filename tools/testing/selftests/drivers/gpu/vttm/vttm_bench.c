@@ -68,6 +68,26 @@
  * (no debugfs, or not root) is skipped, unless it is what the device does
  * as it loads (all). The knobs get back the values they had at the start.
  *
+ * The optimum
+ * ===========
+ *
+ * Each mode records the jobs it submitted, failed ones too, in order: the
+ * game's jobs with their buffers, and when the compositor submitted (its
+ * job is always all of its buffers). Belady's MIN then replays that trace
+ * against VRAM: on a miss with VRAM full, it evicts what is used again
+ * furthest in the future, never a buffer of the job it is placing. Its
+ * migrated bytes, counted as the bench counts them (bytes moved into
+ * VRAM plus bytes evicted), are printed beside each mode's, per phase and
+ * per client, and in the CSV per frame.
+ *
+ * With buffers of one size MIN is the optimum. The model's are of two
+ * (V/32 and V/64), so MIN runs on units of their greatest common divisor:
+ * each buffer is that many units, loaded and evicted together by any
+ * real policy, but one at a time by MIN. Every policy on whole buffers is
+ * thus one on units, so MIN on units migrates no more than the best
+ * policy on buffers: its total is a lower bound, not always reached. The
+ * split by phase and client is MIN's own, not a bound per part.
+ *
  * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
  */
 
@@ -76,6 +96,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -97,7 +119,8 @@
 #define PFX		"vttm-bench: "
 #define CSV_PFX		"vttm-bench-csv: "
 #define CSV_HEADER \
-	"mode,phase,frame,migrated_bytes,frame_time_us,failed,pingpongs"
+	"mode,phase,frame,migrated_bytes,frame_time_us,failed,pingpongs," \
+	"optimum_bytes"
 #define VRAM_PARAM	"/sys/module/vttm/parameters/vram_size"
 #define TTM_PARAMS	"/sys/module/ttm/parameters"
 #define DRI_DEBUGFS	"/sys/kernel/debug/dri"
@@ -135,6 +158,11 @@
 #define SETTLE_NS		(200 * 1000 * NSEC_PER_USEC)
 
 #define MAX_RUN_MODES		16
+
+/* Most compositor jobs one mode records for the optimum. */
+#define TRACE_MAX_COMP_JOBS	262144
+/* Most units the optimum splits the buffers into. */
+#define OPT_MAX_UNITS		4096
 
 /*
  * The modes to compare: a name (no commas: it goes into the CSV) and the
@@ -222,14 +250,35 @@ struct comp_counts {
 	__u64 missed_ticks;
 };
 
+/* When the compositor submitted, in shared memory: the game's trace. */
+struct comp_trace {
+	__u64 n;
+	__u64 submit_ns[TRACE_MAX_COMP_JOBS];
+};
+
+/* The optimum's migrated bytes in one recorded frame, per client. */
+struct opt_frame {
+	__u64 game;
+	__u64 comp;
+};
+
 struct mode_run {
 	const struct bench_mode *mode;
 	bool supported;
 	unsigned int n_frames;
 	struct frame_rec *frames;
+	/* Per recorded frame, or NULL when the trace could not be replayed. */
+	struct opt_frame *opt;
 	struct comp_counts comp;
 	__u64 game_failed;
 	__u64 elapsed_ms;
+};
+
+/* A game job of the trace: when it was submitted, and its buffers. */
+struct game_job {
+	__u64 submit_ns;
+	unsigned int n;
+	unsigned char bos[GAME_JOB_BOS];
 };
 
 struct game {
@@ -238,6 +287,10 @@ struct game {
 	unsigned int window;
 	__u32 bos[GAME_WS2_BOS];
 	__u32 job[GAME_JOB_BOS];
+	/* The trace: every job submitted, and when each frame's stats ended. */
+	struct game_job *jobs;
+	unsigned int n_jobs;
+	__u64 *frame_end_ns;
 };
 
 /* A frame is two passes, each a job on half the hot set. */
@@ -641,11 +694,29 @@ static int game_add_bos(struct game *g, const struct config *cfg,
 	return 0;
 }
 
+/* Records the job about to be submitted in the trace, by buffer index. */
+static void game_trace_job(struct game *g, unsigned int n)
+{
+	struct game_job *job = &g->jobs[g->n_jobs++];
+	unsigned int i, b;
+
+	job->submit_ns = now_ns();
+	job->n = n;
+	for (i = 0; i < n; i++) {
+		for (b = 0; g->bos[b] != g->job[i]; b++)
+			;
+		job->bos[i] = b;
+	}
+}
+
 /* Submits one pass of a frame; counts a job the kernel failed in *failed. */
 static int game_pass(struct game *g, const struct config *cfg,
 		     unsigned int n, unsigned int *failed)
 {
-	int ret = vttm_submit(g->fd, g->job, n, cfg->game_ns / 2);
+	int ret;
+
+	game_trace_job(g, n);
+	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns / 2);
 
 	if (job_failure(ret)) {
 		(*failed)++;
@@ -707,7 +778,8 @@ static int wait_idle(int fd, const __u32 *bos, unsigned int n)
  * the other end. Returns an exit status.
  */
 static int comp_main(int fd, const __u32 *bos, const struct config *cfg,
-		     int stop_fd, struct comp_counts *counts)
+		     int stop_fd, struct comp_counts *counts,
+		     struct comp_trace *trace)
 {
 	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
 	__u64 next = now_ns(), t;
@@ -715,6 +787,9 @@ static int comp_main(int fd, const __u32 *bos, const struct config *cfg,
 	int ret;
 
 	for (;;) {
+		if (trace->n < TRACE_MAX_COMP_JOBS)
+			trace->submit_ns[trace->n] = now_ns();
+		trace->n++;
 		ret = vttm_submit(fd, bos, COMP_BOS, cfg->comp_ns);
 		counts->submits++;
 		if (job_failure(ret)) {
@@ -821,6 +896,7 @@ static int game_loop(const struct config *cfg, struct mode_run *run,
 		ret = read_both_stats(g->fd, comp_fd, &g1, &c1);
 		if (ret)
 			return ret;
+		g->frame_end_ns[i] = now_ns();
 
 		if (phase) {
 			rec = &run->frames[run->n_frames++];
@@ -838,11 +914,297 @@ static int game_loop(const struct config *cfg, struct mode_run *run,
 	return 0;
 }
 
+/*
+ * Belady's MIN over units. Job j needs the units units[start[j]] to
+ * units[start[j + 1] - 1] in VRAM at once, each of them once; @cap units
+ * fit. The arrays below are its state.
+ */
+struct belady {
+	unsigned int n_units;
+	unsigned int cap;
+	/* Unit u's jobs, in order: occ[occ_start[u]] to occ[occ_start[u+1]-1]. */
+	unsigned int *occ_start;
+	unsigned int *occ;
+	/* Where unit u's next use after the current job is in occ. */
+	unsigned int *next;
+	/* The last job that needed unit u. */
+	unsigned int *stamp;
+	bool *resident;
+};
+
+static void belady_free(struct belady *b)
+{
+	free(b->occ_start);
+	free(b->occ);
+	free(b->next);
+	free(b->stamp);
+	free(b->resident);
+}
+
+static int belady_init(struct belady *b, unsigned int n_units,
+		       unsigned int cap, unsigned int n_jobs,
+		       const unsigned int *start, const unsigned int *units)
+{
+	unsigned int j, k, u, n_acc = start[n_jobs];
+
+	b->n_units = n_units;
+	b->cap = cap;
+	b->occ_start = calloc(n_units + 1, sizeof(*b->occ_start));
+	b->occ = calloc(n_acc + 1, sizeof(*b->occ));
+	b->next = calloc(n_units, sizeof(*b->next));
+	b->stamp = calloc(n_units, sizeof(*b->stamp));
+	b->resident = calloc(n_units, sizeof(*b->resident));
+	if (!b->occ_start || !b->occ || !b->next || !b->stamp ||
+	    !b->resident) {
+		belady_free(b);
+		return -ENOMEM;
+	}
+
+	for (k = 0; k < n_acc; k++)
+		b->occ_start[units[k] + 1]++;
+	for (u = 0; u < n_units; u++)
+		b->occ_start[u + 1] += b->occ_start[u];
+	memcpy(b->next, b->occ_start, n_units * sizeof(*b->next));
+	for (j = 0; j < n_jobs; j++)
+		for (k = start[j]; k < start[j + 1]; k++)
+			b->occ[b->next[units[k]]++] = j;
+	memcpy(b->next, b->occ_start, n_units * sizeof(*b->next));
+	memset(b->stamp, 0xff, n_units * sizeof(*b->stamp));
+	return 0;
+}
+
+/* The job that needs unit @u next, or UINT_MAX if none does. */
+static unsigned int belady_next_use(const struct belady *b, unsigned int u)
+{
+	return b->next[u] < b->occ_start[u + 1] ? b->occ[b->next[u]] :
+						  UINT_MAX;
+}
+
+/* The resident unit, outside job @j, needed again last; n_units if none. */
+static unsigned int belady_victim(const struct belady *b, unsigned int j)
+{
+	unsigned int v, use, best = b->n_units, best_use = 0;
+
+	for (v = 0; v < b->n_units; v++) {
+		if (!b->resident[v] || b->stamp[v] == j)
+			continue;
+		use = belady_next_use(b, v);
+		if (best == b->n_units || use > best_use) {
+			best = v;
+			best_use = use;
+		}
+		if (use == UINT_MAX)
+			break;
+	}
+	return best;
+}
+
+/*
+ * Replays @n_jobs jobs; sets loaded[j] and evicted[j] to the units job j
+ * moves into VRAM and out of it. Returns 0, -E2BIG if a job needs more
+ * than @cap units, or -ENOMEM.
+ */
+static int belady_min(unsigned int n_units, unsigned int cap,
+		      unsigned int n_jobs, const unsigned int *start,
+		      const unsigned int *units, unsigned int *loaded,
+		      unsigned int *evicted)
+{
+	unsigned int j, k, u, v, n_res = 0;
+	struct belady b;
+	int ret;
+
+	ret = belady_init(&b, n_units, cap, n_jobs, start, units);
+	if (ret)
+		return ret;
+
+	for (j = 0; j < n_jobs; j++) {
+		loaded[j] = 0;
+		evicted[j] = 0;
+		for (k = start[j]; k < start[j + 1]; k++) {
+			b.stamp[units[k]] = j;
+			b.next[units[k]]++;
+		}
+		for (k = start[j]; k < start[j + 1]; k++) {
+			u = units[k];
+			if (b.resident[u])
+				continue;
+			if (n_res == cap) {
+				v = belady_victim(&b, j);
+				if (v == n_units) {
+					ret = -E2BIG;
+					goto out;
+				}
+				b.resident[v] = false;
+				n_res--;
+				evicted[j]++;
+			}
+			b.resident[u] = true;
+			n_res++;
+			loaded[j]++;
+		}
+	}
+out:
+	belady_free(&b);
+	return ret;
+}
+
+static __u64 gcd_u64(__u64 a, __u64 b)
+{
+	while (b) {
+		__u64 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The merged trace of one mode: jobs in order of submission, as units. */
+struct opt_trace {
+	unsigned int n_jobs;
+	unsigned int *start;
+	unsigned int *units;
+	__u64 *submit_ns;
+	bool *comp;
+};
+
+static void opt_trace_free(struct opt_trace *t)
+{
+	free(t->start);
+	free(t->units);
+	free(t->submit_ns);
+	free(t->comp);
+}
+
+/* Appends a job of buffers @bos, each @per units from @first + b * @per. */
+static void opt_trace_add(struct opt_trace *t, __u64 submit_ns, bool comp,
+			  const unsigned char *bos, unsigned int n,
+			  unsigned int first, unsigned int per)
+{
+	unsigned int j = t->n_jobs++, k = t->start[j], i, u;
+
+	for (i = 0; i < n; i++)
+		for (u = 0; u < per; u++)
+			t->units[k++] = first + (bos ? bos[i] : i) * per + u;
+	t->start[j + 1] = k;
+	t->submit_ns[j] = submit_ns;
+	t->comp[j] = comp;
+}
+
+/*
+ * Merges the game's jobs and the compositor's by submission time, each
+ * buffer as @gu or @cu units: the game's first, then the compositor's.
+ */
+static int opt_trace_build(struct opt_trace *t, const struct game *g,
+			   const struct comp_trace *ct, unsigned int gu,
+			   unsigned int cu)
+{
+	unsigned int n = g->n_jobs + ct->n, gi = 0, ci = 0;
+	size_t n_units = (size_t)g->n_jobs * GAME_JOB_BOS * gu +
+			 (size_t)ct->n * COMP_BOS * cu;
+
+	memset(t, 0, sizeof(*t));
+	t->start = calloc(n + 1, sizeof(*t->start));
+	t->units = calloc(n_units + 1, sizeof(*t->units));
+	t->submit_ns = calloc(n + 1, sizeof(*t->submit_ns));
+	t->comp = calloc(n + 1, sizeof(*t->comp));
+	if (!t->start || !t->units || !t->submit_ns || !t->comp) {
+		opt_trace_free(t);
+		return -ENOMEM;
+	}
+
+	while (gi < g->n_jobs || ci < ct->n) {
+		if (ci == ct->n || (gi < g->n_jobs &&
+				    g->jobs[gi].submit_ns <= ct->submit_ns[ci])) {
+			opt_trace_add(t, g->jobs[gi].submit_ns, false,
+				      g->jobs[gi].bos, g->jobs[gi].n, 0, gu);
+			gi++;
+		} else {
+			opt_trace_add(t, ct->submit_ns[ci], true, NULL,
+				      COMP_BOS, GAME_WS2_BOS * gu, cu);
+			ci++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Replays the trace of a mode with MIN and counts what it migrates in each
+ * recorded frame: the window from the previous frame's stats to its own,
+ * as the bench counts. Leaves run->opt NULL, and says why, when the trace
+ * cannot be replayed.
+ */
+static int run_optimum(const struct config *cfg, struct mode_run *run,
+		       const struct game *g, const struct comp_trace *ct)
+{
+	__u64 unit = gcd_u64(cfg->game_bo_size, cfg->comp_bo_size);
+	unsigned int gu = cfg->game_bo_size / unit;
+	unsigned int cu = cfg->comp_bo_size / unit;
+	unsigned int total = cfg->warmup + 2 * cfg->frames;
+	unsigned int *loaded = NULL, *evicted = NULL;
+	unsigned int j, f = 0, n_units;
+	struct opt_trace t;
+	__u64 bytes;
+	int ret;
+
+	n_units = GAME_WS2_BOS * gu + COMP_BOS * cu;
+	if (ct->n > TRACE_MAX_COMP_JOBS || n_units > OPT_MAX_UNITS) {
+		bench_info("mode %s: no optimum: %s", run->mode->name,
+			   ct->n > TRACE_MAX_COMP_JOBS ?
+			   "too many compositor jobs to record" :
+			   "buffer sizes share no large unit");
+		return 0;
+	}
+
+	ret = opt_trace_build(&t, g, ct, gu, cu);
+	if (ret)
+		return ret;
+	loaded = calloc(t.n_jobs + 1, sizeof(*loaded));
+	evicted = calloc(t.n_jobs + 1, sizeof(*evicted));
+	run->opt = calloc(2 * cfg->frames, sizeof(*run->opt));
+	ret = -ENOMEM;
+	if (!loaded || !evicted || !run->opt)
+		goto out;
+
+	ret = belady_min(n_units, (cfg->vram_size + unit - 1) / unit,
+			 t.n_jobs, t.start, t.units, loaded, evicted);
+	if (ret)
+		goto out;
+
+	for (j = 0; j < t.n_jobs; j++) {
+		while (f < total && t.submit_ns[j] > g->frame_end_ns[f])
+			f++;
+		if (f < cfg->warmup || f == total)
+			continue;
+		bytes = (__u64)(loaded[j] + evicted[j]) * unit;
+		if (t.comp[j])
+			run->opt[f - cfg->warmup].comp += bytes;
+		else
+			run->opt[f - cfg->warmup].game += bytes;
+	}
+out:
+	if (ret) {
+		free(run->opt);
+		run->opt = NULL;
+		if (ret == -E2BIG) {
+			bench_info("mode %s: no optimum: a job exceeds VRAM",
+				   run->mode->name);
+			ret = 0;
+		}
+	}
+	free(loaded);
+	free(evicted);
+	opt_trace_free(&t);
+	return ret;
+}
+
 /* Run the whole scenario once, in one mode, with fresh clients. */
 static int run_mode(const struct config *cfg, struct mode_run *run)
 {
+	unsigned int total = cfg->warmup + 2 * cfg->frames;
 	const struct bench_mode *mode = run->mode;
 	struct comp_counts *shared = MAP_FAILED;
+	struct comp_trace *trace = MAP_FAILED;
 	struct game g = { .fd = -1 };
 	__u32 comp_bos[COMP_BOS];
 	int stop[2] = { -1, -1 };
@@ -886,14 +1248,20 @@ static int run_mode(const struct config *cfg, struct mode_run *run)
 		goto out_comp;
 
 	run->frames = calloc(2 * cfg->frames, sizeof(*run->frames));
+	g.jobs = calloc((size_t)total * GAME_PASSES, sizeof(*g.jobs));
+	g.frame_end_ns = calloc(total, sizeof(*g.frame_end_ns));
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!run->frames || shared == MAP_FAILED) {
+	trace = mmap(NULL, sizeof(*trace), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!run->frames || !g.jobs || !g.frame_end_ns ||
+	    shared == MAP_FAILED || trace == MAP_FAILED) {
 		ret = -ENOMEM;
 		bench_err("out of memory");
 		goto out_unmap;
 	}
 	memset(shared, 0, sizeof(*shared));
+	trace->n = 0;
 	run->supported = true;
 	bench_info("mode %s: running", mode->name);
 
@@ -915,7 +1283,8 @@ static int run_mode(const struct config *cfg, struct mode_run *run)
 	if (!pid) {
 		close(g.fd);
 		close(stop[1]);
-		_exit(comp_main(comp_fd, comp_bos, cfg, stop[0], shared));
+		_exit(comp_main(comp_fd, comp_bos, cfg, stop[0], shared,
+				trace));
 	}
 	close(stop[0]);
 
@@ -929,10 +1298,16 @@ static int run_mode(const struct config *cfg, struct mode_run *run)
 			bench_err("game WAIT: %s", strerror(-ret));
 	}
 	run->elapsed_ms = (now_ns() - start) / (1000 * NSEC_PER_USEC);
+	if (!ret)
+		ret = run_optimum(cfg, run, &g, trace);
 
 out_unmap:
+	if (trace != MAP_FAILED)
+		munmap(trace, sizeof(*trace));
 	if (shared != MAP_FAILED)
 		munmap(shared, sizeof(*shared));
+	free(g.jobs);
+	free(g.frame_end_ns);
 out_comp:
 	close(comp_fd);
 out_game:
@@ -947,6 +1322,12 @@ enum metric {
 	M_MIG_P99,
 	M_GAME_MIG_P50,
 	M_COMP_MIG_P50,
+	M_MIG_MEAN,
+	M_OPT_MEAN,
+	M_X_OPT,
+	M_X_OPT_GAME,
+	M_COMP_MIG_MEAN,
+	M_COMP_OPT_MEAN,
 	M_TIME_P50,
 	M_TIME_P99,
 	M_PP_GAME,
@@ -971,6 +1352,12 @@ static const struct metric_desc metric_desc[M_COUNT] = {
 	[M_MIG_P99]	 = { "migrated MiB/frame p99", 2 },
 	[M_GAME_MIG_P50] = { " game MiB/frame p50", 2 },
 	[M_COMP_MIG_P50] = { " compositor MiB/frame p50", 2 },
+	[M_MIG_MEAN]	 = { "migrated MiB/frame mean", 2 },
+	[M_OPT_MEAN]	 = { "optimum MiB/frame mean", 2 },
+	[M_X_OPT]	 = { "migrated x optimum", 2 },
+	[M_X_OPT_GAME]	 = { " game x optimum", 2 },
+	[M_COMP_MIG_MEAN] = { " compositor MiB/frame mean", 2 },
+	[M_COMP_OPT_MEAN] = { " compositor optimum", 2 },
 	[M_TIME_P50]	 = { "model frame time us p50", 1 },
 	[M_TIME_P99]	 = { "model frame time us p99", 1 },
 	[M_PP_GAME]	 = { "ping-pongs game", 0 },
@@ -1023,12 +1410,27 @@ static double sorted_pct(double *v, unsigned int n, unsigned int p)
 	return percentile(v, n, p);
 }
 
+/*
+ * A mode's migration as a multiple of the optimum's: nan without an
+ * optimum (the run said why), 1 where neither moved anything.
+ */
+static double opt_multiple(const struct mode_run *run, double bytes,
+			   double opt)
+{
+	if (!run->opt)
+		return NAN;
+	if (opt > 0)
+		return bytes / opt;
+	return bytes > 0 ? INFINITY : 1;
+}
+
 /* Fill @m with the figures of @run over @phase, or all frames for 0. */
 static int summarize(const struct config *cfg, const struct mode_run *run,
 		     unsigned int phase, double *m)
 {
-	const struct frame_rec *f;
+	double game = 0, comp = 0, opt_game = 0, opt_comp = 0;
 	double *mig, *gmig, *cmig, *ft, *wall;
+	const struct frame_rec *f;
 	unsigned int i, n = 0;
 
 	mig = calloc(5 * (size_t)(run->n_frames + 1), sizeof(*mig));
@@ -1059,9 +1461,27 @@ static int summarize(const struct config *cfg, const struct mode_run *run,
 		m[M_HOT_EVICT] += f->game.bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] /
 				  MIB;
 		m[M_COMP_JOBS] += f->comp.submits;
+		game += stats_migrated(&f->game);
+		comp += stats_migrated(&f->comp);
+		if (run->opt) {
+			opt_game += run->opt[i].game;
+			opt_comp += run->opt[i].comp;
+		}
 	}
-	if (n)
+	if (n) {
 		m[M_HOT_EVICT] /= n;
+		m[M_MIG_MEAN] = (game + comp) / n / MIB;
+		m[M_OPT_MEAN] = (opt_game + opt_comp) / n / MIB;
+		m[M_COMP_MIG_MEAN] = comp / n / MIB;
+		m[M_COMP_OPT_MEAN] = opt_comp / n / MIB;
+	}
+	if (!run->opt) {
+		m[M_OPT_MEAN] = NAN;
+		m[M_COMP_OPT_MEAN] = NAN;
+	}
+	/* The optimum often keeps the compositor in VRAM: no multiple. */
+	m[M_X_OPT] = opt_multiple(run, game + comp, opt_game + opt_comp);
+	m[M_X_OPT_GAME] = opt_multiple(run, game, opt_game);
 
 	m[M_MIG_P50] = sorted_pct(mig, n, 50);
 	m[M_MIG_P99] = percentile(mig, n, 99);
@@ -1077,7 +1497,9 @@ static int summarize(const struct config *cfg, const struct mode_run *run,
 
 static void format_ratio(char *buf, size_t len, double v, double ref)
 {
-	if (ref != 0)
+	if (!isfinite(v) || !isfinite(ref))
+		snprintf(buf, len, "-");
+	else if (ref != 0)
 		snprintf(buf, len, "%.2f", v / ref);
 	else if (v != 0)
 		snprintf(buf, len, "inf");
@@ -1156,7 +1578,7 @@ static void write_csv(FILE *f, const char *pfx, const struct config *cfg,
 	for (r = 0; r < n_runs; r++) {
 		for (i = 0; i < runs[r].n_frames; i++) {
 			fr = &runs[r].frames[i];
-			fprintf(f, "%s%s,%u,%u,%llu,%.3f,%llu,%llu\n", pfx,
+			fprintf(f, "%s%s,%u,%u,%llu,%.3f,%llu,%llu,", pfx,
 				runs[r].mode->name, fr->phase, fr->frame,
 				(unsigned long long)frame_migrated(fr),
 				frame_time_us(cfg, fr),
@@ -1164,6 +1586,11 @@ static void write_csv(FILE *f, const char *pfx, const struct config *cfg,
 						     fr->comp.failed_submits),
 				(unsigned long long)(fr->game.pingpongs +
 						     fr->comp.pingpongs));
+			if (runs[r].opt)
+				fprintf(f, "%llu",
+					(unsigned long long)(runs[r].opt[i].game +
+							     runs[r].opt[i].comp));
+			fputc('\n', f);
 		}
 	}
 }
