@@ -368,6 +368,10 @@ void vttm_ttm_fini(struct vttm_device *vdev)
 {
 	/* Waits for a reclaim that is running: it uses the VRAM manager. */
 	dmem_cgroup_unregister_region(vdev->vram_region);
+	ttm_resource_manager_set_dmem_region(ttm_manager_type(&vdev->ttm,
+							      TTM_PL_VRAM),
+					     NULL);
+	vdev->vram_region = NULL;
 	ttm_range_man_fini(&vdev->ttm, VTTM_PL_GTT);
 	vttm_vram_mgr_fini(vdev);
 	ttm_device_fini(&vdev->ttm);

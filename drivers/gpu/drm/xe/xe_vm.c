@@ -349,7 +349,7 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 static void xe_vm_note_throttle_kept(struct xe_vm *vm, struct xe_bo *bo)
 {
 	if (!vm->xef || !(bo->flags & XE_BO_FLAG_VRAM_MASK) ||
-	    xe_bo_is_vram(bo) ||
+	    xe_bo_is_vram(bo) || xe_bo_is_pinned(bo) ||
 	    ttm_throttle_get_state(&vm->throttle) == TTM_THROTTLE_NORMAL)
 		return;
 
@@ -359,9 +359,10 @@ static void xe_vm_note_throttle_kept(struct xe_vm *vm, struct xe_bo *bo)
 
 /*
  * Marks the BOs the ended throttle kept in system memory evicted, so that
- * this validation moves them back into VRAM: the VM's own BOs join the
- * evict list at once, external ones at the next
- * drm_gpuvm_prepare_objects().
+ * validation tries VRAM for them once more: the VM's own BOs join the
+ * evict list at once, external ones at the next submission's
+ * drm_gpuvm_prepare_objects(). A BO that meanwhile was pinned, purged or
+ * made purgeable stays where it is.
  */
 static void xe_vm_repromote(struct xe_vm *vm)
 {
@@ -378,7 +379,8 @@ static void xe_vm_repromote(struct xe_vm *vm)
 			continue;
 
 		bo->throttle_kept = false;
-		if (!xe_bo_is_vram(bo))
+		if (!xe_bo_is_vram(bo) && !xe_bo_is_pinned(bo) &&
+		    !xe_bo_is_purged(bo) && !xe_bo_madv_is_dontneed(bo))
 			drm_gpuvm_bo_evict(gpuva->vm_bo, true);
 	}
 	vm->throttle_kept = false;
@@ -3167,10 +3169,13 @@ static int vma_lock_and_validate(struct drm_exec *exec, struct xe_vma *vma,
 		if (vma->attr.purgeable_state != XE_MADV_PURGEABLE_WILLNEED)
 			validate_bo = false;
 
-		if (!err && validate_bo)
+		if (!err && validate_bo) {
 			err = xe_bo_validate(bo, vm,
 					     xe_vm_allow_vm_eviction(vm) &&
 					     flags.res_evict, exec);
+			if (!err)
+				xe_vm_note_throttle_kept(vm, bo);
+		}
 
 		if (err)
 			return err;

@@ -44,28 +44,33 @@ struct res_client {
 
 /*
  * Set by the one case that moves as a copy engine would: the old resource
- * goes to a ghost object until the copy's fence signals. Cases run one
- * after another, and the suite's init clears it.
+ * goes to a ghost object until this fence signals. Cases run one after
+ * another, and the suite's init clears it.
  */
-static bool res_move_leaves_ghost;
+static struct dma_fence *res_move_fence;
+static DEFINE_SPINLOCK(res_fence_lock);
+
+static const char *res_fence_name(struct dma_fence *fence)
+{
+	return "ttm_residency_test";
+}
+
+static const struct dma_fence_ops res_fence_ops = {
+	.get_driver_name = res_fence_name,
+	.get_timeline_name = res_fence_name,
+};
 
 /* The tests are about what gets evicted, so moves copy nothing. */
 static int res_test_move(struct ttm_buffer_object *bo, bool evict,
 			 struct ttm_operation_ctx *ctx,
 			 struct ttm_resource *new_mem, struct ttm_place *hop)
 {
-	struct dma_fence *fence;
-	int ret;
+	if (res_move_fence && !evict && bo->resource)
+		return ttm_bo_move_accel_cleanup(bo, res_move_fence, false,
+						 false, new_mem);
 
-	if (!res_move_leaves_ghost || evict || !bo->resource) {
-		ttm_bo_move_null(bo, new_mem);
-		return 0;
-	}
-
-	fence = dma_fence_get_stub();
-	ret = ttm_bo_move_accel_cleanup(bo, fence, false, false, new_mem);
-	dma_fence_put(fence);
-	return ret;
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
 }
 
 static void res_test_evict_flags(struct ttm_buffer_object *bo,
@@ -84,7 +89,7 @@ static int ttm_residency_test_init(struct kunit *test)
 	if (err)
 		return err;
 	devs = test->priv;
-	res_move_leaves_ghost = false;
+	res_move_fence = NULL;
 
 	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, funcs);
@@ -802,49 +807,67 @@ static void res_swap_in(struct kunit *test, struct ttm_buffer_object *x)
  */
 static void ttm_residency_swapped_bo_returns_to_its_level(struct kunit *test)
 {
-	struct ttm_buffer_object *lo, *x, *hi;
+	struct ttm_buffer_object *lo, *x, *mid, *hi;
 	struct res_client *a;
 
 	a = res_client(test);
 	/* Only x has pages, so the swap-out walk takes x alone. */
 	lo = sys_bo(test, a, TTM_RESIDENCY_MINIMUM, false);
 	x = sys_bo(test, a, TTM_RESIDENCY_NORMAL, true);
+	mid = sys_bo(test, a, TTM_RESIDENCY_NORMAL, false);
 	hi = sys_bo(test, a, TTM_RESIDENCY_MAXIMUM, false);
 	expect_lru_order(test, sys_man(test),
-			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+			 (struct ttm_buffer_object *[]){ lo, x, mid, hi }, 4);
 
-	res_swap_out(test, a, x, 2);
+	res_swap_out(test, a, x, 3);
 	expect_lru_order(test, sys_man(test),
-			 (struct ttm_buffer_object *[]){ lo, hi }, 2);
+			 (struct ttm_buffer_object *[]){ lo, mid, hi }, 3);
 	res_swap_in(test, x);
 	expect_lru_order(test, sys_man(test),
-			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
-	expect_bulk_sorted(test, &a->bulk, 3);
+			 (struct ttm_buffer_object *[]){ lo, mid, x, hi }, 4);
+	expect_bulk_sorted(test, &a->bulk, 4);
 
 	/* A level set while swapped out is the one it returns to. */
-	res_swap_out(test, a, x, 2);
-	res_set_residency(x, TTM_RESIDENCY_MINIMUM);
-	KUNIT_EXPECT_EQ(test, x->residency, TTM_RESIDENCY_MINIMUM);
-	expect_bulk_sorted(test, &a->bulk, 2);
+	res_swap_out(test, a, x, 3);
+	res_set_residency(x, TTM_RESIDENCY_MAXIMUM);
+	KUNIT_EXPECT_EQ(test, x->residency, TTM_RESIDENCY_MAXIMUM);
+	expect_bulk_sorted(test, &a->bulk, 3);
 	res_swap_in(test, x);
 	expect_lru_order(test, sys_man(test),
-			 (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
-	expect_bulk_sorted(test, &a->bulk, 3);
+			 (struct ttm_buffer_object *[]){ lo, mid, hi, x }, 4);
+	expect_bulk_sorted(test, &a->bulk, 4);
 
-	res_bos_fini((struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+	res_bos_fini((struct ttm_buffer_object *[]){ lo, x, mid, hi }, 4);
 	res_client_fini(test, a);
 }
 
+/* The resources on the manager's LRU list @prio, in bulk moves or not. */
+static unsigned int list_count(struct kunit *test,
+			       struct ttm_resource_manager *man,
+			       unsigned int prio)
+{
+	struct ttm_test_devices *devs = test->priv;
+	struct ttm_lru_item *lru;
+	unsigned int n = 0;
+
+	spin_lock(&devs->ttm_dev->lru_lock);
+	list_for_each_entry(lru, &man->lru[prio], link)
+		n += ttm_lru_item_is_res(lru);
+	spin_unlock(&devs->ttm_dev->lru_lock);
+	return n;
+}
+
 /*
- * A move that leaves the old resource to a ghost object, as a copy engine's
- * does, takes that resource out of the bulk move at the BO's level; the
- * new resource joins at the same level.
+ * A move that leaves the old resource to a ghost object until the copy's
+ * fence signals, as a copy engine's does, takes that resource out of the
+ * bulk move at the BO's level; the new resource joins at the same level.
  */
 static void ttm_residency_ghost_leaves_the_bulk(struct kunit *test)
 {
 	struct ttm_test_devices *devs = test->priv;
 	struct ttm_operation_ctx ctx = { };
 	struct ttm_buffer_object *lo, *x, *hi, *y;
+	struct dma_fence *fence;
 	struct res_client *a;
 
 	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(devs->ttm_dev, TTM_PL_VRAM,
@@ -856,22 +879,32 @@ static void ttm_residency_ghost_leaves_the_bulk(struct kunit *test)
 	y = sys_bo(test, a, TTM_RESIDENCY_LOW, false);
 	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 2);
 
-	res_move_leaves_ghost = true;
+	/* Freed by its last put, with kfree(), once it has signalled. */
+	fence = kzalloc_obj(*fence);
+	KUNIT_ASSERT_NOT_NULL(test, fence);
+	dma_fence_init(fence, &res_fence_ops, &res_fence_lock,
+		       dma_fence_context_alloc(1), 1);
+	res_move_fence = fence;
 	dma_resv_lock(&a->resv, NULL);
 	KUNIT_EXPECT_EQ(test, ttm_bo_validate(x, &vram_placement, &ctx), 0);
 	dma_resv_unlock(&a->resv);
-	res_move_leaves_ghost = false;
+	res_move_fence = NULL;
 
+	/* While the copy runs, a ghost holds x's old resource, off the bulk. */
 	KUNIT_EXPECT_EQ(test, x->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, x->residency, TTM_RESIDENCY_HIGH);
 	expect_range_sorted(test, TTM_PL_VRAM, 0, &a->bulk, 3);
-	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 1);
 	expect_list_order(test, ttm_manager_type(devs->ttm_dev, TTM_PL_VRAM),
 			  0, (struct ttm_buffer_object *[]){ lo, x, hi }, 3);
+	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 1);
+	KUNIT_EXPECT_EQ(test, list_count(test, sys_man(test), 0), 2);
 
-	/* The ghost's resource is gone once its fence has signalled. */
+	/* Once the copy is done, the ghost and its resource go. */
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
 	flush_workqueue(devs->ttm_dev->wq);
 	expect_range_sorted(test, TTM_PL_SYSTEM, 0, &a->bulk, 1);
+	KUNIT_EXPECT_EQ(test, list_count(test, sys_man(test), 0), 1);
 
 	res_bos_fini((struct ttm_buffer_object *[]){ lo, x, hi, y }, 4);
 	res_client_fini(test, a);

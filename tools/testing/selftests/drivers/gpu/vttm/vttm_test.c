@@ -2043,6 +2043,28 @@ static int cg_enter(const char *cg)
 	return write_text(path, pid);
 }
 
+/* Whether @name is in the subtree_control of cgroup @cg. */
+static bool cg_has_controller(const char *cg, const char *name)
+{
+	char path[PATH_MAX], buf[512], *tok, *save;
+
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg);
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return false;
+	for (tok = strtok_r(buf, "\n ", &save); tok;
+	     tok = strtok_r(NULL, "\n ", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+/* Takes dmem out of the root's subtree_control if @enabled_here. */
+static void root_dmem_restore(bool enabled_here)
+{
+	if (enabled_here)
+		write_text(CGROUP_ROOT "/cgroup.subtree_control", "-dmem");
+}
+
 /* Writes "@region @bytes" into @file of cgroup @cg. */
 static int dmem_write(const char *cg, const char *file, const char *region,
 		      __u64 bytes)
@@ -2073,7 +2095,8 @@ static int cg_make(const char *cg, bool enter)
  * charge. A second client charges @other, a sibling: the cgroup that evicts.
  * Both sit in @parent, so that their protection is weighed against each
  * other. Tests of recursive protection put the first client's charges one
- * level further down, into @leaf.
+ * level further down, into @leaf; tests across subtrees charge the second
+ * client to @outside, a sibling of @parent.
  */
 FIXTURE(dmem)
 {
@@ -2088,6 +2111,7 @@ FIXTURE(dmem)
 	int fd;
 	int other_fd;
 	__u64 quarter;
+	bool root_dmem;
 };
 
 FIXTURE_SETUP(dmem)
@@ -2106,12 +2130,19 @@ FIXTURE_SETUP(dmem)
 	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
 		SKIP(return, "vram_size %llu is below %d pages",
 		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
-	/* The children have dmem files only with +dmem in the root. */
+	/*
+	 * The root shows its dmem files, and its children theirs, only with
+	 * +dmem in its subtree_control; teardown takes it out again if the
+	 * test put it there.
+	 */
+	self->root_dmem = !cg_has_controller(CGROUP_ROOT, "dmem");
 	if (write_text(CGROUP_ROOT "/cgroup.subtree_control", "+dmem"))
 		SKIP(return, "cannot enable dmem in %s", CGROUP_ROOT);
-	if (dmem_region(&self->dev, self->region, sizeof(self->region)))
+	if (dmem_region(&self->dev, self->region, sizeof(self->region))) {
+		root_dmem_restore(self->root_dmem);
 		SKIP(return, "no region of %llu bytes in %s/dmem.capacity",
 		     (unsigned long long)self->dev.vram_size, CGROUP_ROOT);
+	}
 	self->quarter = pages_down(&self->dev, self->dev.vram_size / 4);
 
 	/* Nothing to undo if this fails: teardown does not run then. */
@@ -2160,6 +2191,7 @@ FIXTURE_TEARDOWN(dmem)
 	rmdir(self->cg);
 	rmdir(self->other);
 	rmdir(self->parent);
+	root_dmem_restore(self->root_dmem);
 	if (self->outside[0])
 		rmdir(self->outside);
 }
@@ -2250,19 +2282,21 @@ static __u64 evicted_from(struct __test_metadata *_metadata, int fd)
 }
 
 /*
- * The other cgroup fills VRAM around half of it that @victim_cg charges,
- * which is the least recently used, and then needs half of VRAM again.
+ * The other client, charging @evictor_cg, fills VRAM around half of it
+ * that @victim_cg charges, which is the least recently used, and then
+ * needs half of VRAM again.
  */
 static void evict_around(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(dmem) * self, const char *victim_cg)
+			 FIXTURE_DATA(dmem) * self, const char *victim_cg,
+			 const char *evictor_cg)
 {
 	__u64 q = self->quarter;
 
-	ASSERT_EQ(0, cg_enter(self->other));
+	ASSERT_EQ(0, cg_enter(evictor_cg));
 	vram_job(_metadata, self->other_fd, q);
 	ASSERT_EQ(0, cg_enter(victim_cg));
 	vram_job(_metadata, self->fd, 2 * q);
-	ASSERT_EQ(0, cg_enter(self->other));
+	ASSERT_EQ(0, cg_enter(evictor_cg));
 	vram_job(_metadata, self->other_fd, q);
 	vram_job(_metadata, self->other_fd, 2 * q);
 }
@@ -2277,14 +2311,21 @@ static void expect_kept(struct __test_metadata *_metadata,
 		  dmem_value(victim_cg, "dmem.current", self->region));
 }
 
+/* The victim's half went, and the other kept its own. */
+static void expect_half_lost(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(dmem) * self)
+{
+	EXPECT_EQ(2 * self->quarter, evicted_from(_metadata, self->fd));
+	EXPECT_EQ(0ULL, evicted_from(_metadata, self->other_fd));
+	EXPECT_EQ(0ULL, dmem_value(self->cg, "dmem.current", self->region));
+}
+
 /* Without protection, the least recently used half goes. */
 TEST_F_TIMEOUT(dmem, without_protection_the_least_recently_used_goes,
 	       PRESSURE_TIMEOUT_S)
 {
-	evict_around(_metadata, self, self->cg);
-	EXPECT_EQ(2 * self->quarter, evicted_from(_metadata, self->fd));
-	EXPECT_EQ(0ULL, evicted_from(_metadata, self->other_fd));
-	EXPECT_EQ(0ULL, dmem_value(self->cg, "dmem.current", self->region));
+	evict_around(_metadata, self, self->cg, self->other);
+	expect_half_lost(_metadata, self);
 }
 
 TEST_F_TIMEOUT(dmem, min_keeps_buffers_from_another_cgroups_eviction,
@@ -2292,7 +2333,7 @@ TEST_F_TIMEOUT(dmem, min_keeps_buffers_from_another_cgroups_eviction,
 {
 	ASSERT_EQ(0, dmem_write(self->cg, "dmem.min", self->region,
 				2 * self->quarter));
-	evict_around(_metadata, self, self->cg);
+	evict_around(_metadata, self, self->cg, self->other);
 	expect_kept(_metadata, self, self->cg);
 }
 
@@ -2302,7 +2343,7 @@ TEST_F_TIMEOUT(dmem, low_keeps_buffers_while_others_can_be_evicted,
 {
 	ASSERT_EQ(0, dmem_write(self->cg, "dmem.low", self->region,
 				2 * self->quarter));
-	evict_around(_metadata, self, self->cg);
+	evict_around(_metadata, self, self->cg, self->other);
 	expect_kept(_metadata, self, self->cg);
 }
 
@@ -2325,46 +2366,57 @@ TEST_F_TIMEOUT(dmem, low_of_a_parent_keeps_the_buffers_of_its_child,
 				2 * self->quarter));
 	EXPECT_EQ(0ULL, dmem_value(self->leaf, "dmem.low", self->region));
 
-	evict_around(_metadata, self, self->leaf);
+	evict_around(_metadata, self, self->leaf, self->other);
 	expect_kept(_metadata, self, self->leaf);
 }
 
 /*
- * Protection also holds against a cgroup of another subtree, whose only
- * common ancestor with the test's cgroup is the root; there the parent's
- * protection bounds the child's, as it would for a slice of systemd.
+ * The same load from a cgroup of another subtree, whose only common
+ * ancestor with the test's cgroup is the root, as between two slices of
+ * systemd; @file set to @on_parent in the test's parent and to @on_test
+ * in the test's cgroup.
  */
-static void keep_from_outside(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(dmem) * self, const char *file)
+static void evict_from_outside(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(dmem) * self, const char *file,
+			       __u64 on_parent, __u64 on_test)
 {
-	__u64 q = self->quarter;
-
 	snprintf(self->outside, sizeof(self->outside), "%s_outside",
 		 self->parent);
 	ASSERT_EQ(0, cg_make(self->outside, false));
-	ASSERT_EQ(0, dmem_write(self->parent, file, self->region, 2 * q));
-	ASSERT_EQ(0, dmem_write(self->cg, file, self->region, 2 * q));
+	ASSERT_EQ(0, dmem_write(self->parent, file, self->region, on_parent));
+	ASSERT_EQ(0, dmem_write(self->cg, file, self->region, on_test));
+	evict_around(_metadata, self, self->cg, self->outside);
+}
 
-	ASSERT_EQ(0, cg_enter(self->outside));
-	vram_job(_metadata, self->other_fd, q);
-	ASSERT_EQ(0, cg_enter(self->cg));
-	vram_job(_metadata, self->fd, 2 * q);
-	ASSERT_EQ(0, cg_enter(self->outside));
-	vram_job(_metadata, self->other_fd, q);
-	vram_job(_metadata, self->other_fd, 2 * q);
-	expect_kept(_metadata, self, self->cg);
+TEST_F_TIMEOUT(dmem, without_protection_another_subtree_evicts_the_lru,
+	       PRESSURE_TIMEOUT_S)
+{
+	evict_from_outside(_metadata, self, "dmem.min", 0, 0);
+	expect_half_lost(_metadata, self);
 }
 
 TEST_F_TIMEOUT(dmem, min_keeps_buffers_from_another_subtrees_eviction,
 	       PRESSURE_TIMEOUT_S)
 {
-	keep_from_outside(_metadata, self, "dmem.min");
+	evict_from_outside(_metadata, self, "dmem.min", 2 * self->quarter,
+			   2 * self->quarter);
+	expect_kept(_metadata, self, self->cg);
 }
 
 TEST_F_TIMEOUT(dmem, low_keeps_buffers_from_another_subtrees_eviction,
 	       PRESSURE_TIMEOUT_S)
 {
-	keep_from_outside(_metadata, self, "dmem.low");
+	evict_from_outside(_metadata, self, "dmem.low", 2 * self->quarter,
+			   2 * self->quarter);
+	expect_kept(_metadata, self, self->cg);
+}
+
+/* Against another subtree, a child's protection is bounded by its parent's. */
+TEST_F_TIMEOUT(dmem, min_of_a_child_alone_gives_way_to_another_subtree,
+	       PRESSURE_TIMEOUT_S)
+{
+	evict_from_outside(_metadata, self, "dmem.min", 0, 2 * self->quarter);
+	expect_half_lost(_metadata, self);
 }
 
 /* All of VRAM under the test's cgroup's protection; the other needs half. */
@@ -2374,11 +2426,11 @@ static int fill_protected(struct __test_metadata *_metadata,
 	__u64 q = self->quarter;
 	__u32 h;
 
-	EXPECT_EQ(0, dmem_write(self->cg, file, self->region, 4 * q));
+	ASSERT_EQ(0, dmem_write(self->cg, file, self->region, 4 * q));
 	vram_job(_metadata, self->fd, 2 * q);
 	vram_job(_metadata, self->fd, 2 * q);
-	EXPECT_EQ(0, cg_enter(self->other));
-	EXPECT_EQ(0, bo_create(self->other_fd, 2 * q, VTTM_PLACE_VRAM, &h));
+	ASSERT_EQ(0, cg_enter(self->other));
+	ASSERT_EQ(0, bo_create(self->other_fd, 2 * q, VTTM_PLACE_VRAM, &h));
 	return submit(self->other_fd, &h, 1);
 }
 
