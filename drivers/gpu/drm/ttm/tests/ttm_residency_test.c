@@ -716,10 +716,11 @@ static void ttm_residency_cursor_survives_changes(struct kunit *test)
 	res_client_fini(test, a);
 }
 
-/* A BO of @client in VRAM, in its bulk move, at @residency. */
-static struct ttm_buffer_object *
-vram_bo(struct kunit *test, struct res_client *client,
-	enum ttm_residency residency)
+/* A BO of @client placed by @placement, in its bulk move, at @residency. */
+static struct ttm_buffer_object *client_bo(struct kunit *test,
+					   struct res_client *client,
+					   struct ttm_placement *placement,
+					   enum ttm_residency residency)
 {
 	struct ttm_test_devices *devs = test->priv;
 	struct ttm_operation_ctx ctx = { };
@@ -731,7 +732,7 @@ vram_bo(struct kunit *test, struct res_client *client,
 	dma_resv_lock(&client->resv, NULL);
 	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(devs->ttm_dev, bo,
 						   ttm_bo_type_device,
-						   &vram_placement, PAGE_SIZE,
+						   placement, PAGE_SIZE,
 						   &ctx, NULL, &client->resv,
 						   &dummy_ttm_bo_destroy), 0);
 	ttm_bo_set_bulk_move(bo, &client->bulk);
@@ -740,30 +741,28 @@ vram_bo(struct kunit *test, struct res_client *client,
 	return bo;
 }
 
-/* A BO of @client in system memory, in its bulk move, at @residency. */
+static struct ttm_buffer_object *vram_bo(struct kunit *test,
+					 struct res_client *client,
+					 enum ttm_residency residency)
+{
+	return client_bo(test, client, &vram_placement, residency);
+}
+
+/* A system BO; @populated gives it pages, which a swap-out can take. */
 static struct ttm_buffer_object *sys_bo(struct kunit *test,
 					struct res_client *client,
 					enum ttm_residency residency,
 					bool populated)
 {
-	struct ttm_test_devices *devs = test->priv;
-	struct ttm_operation_ctx ctx = { };
 	struct ttm_buffer_object *bo;
+	struct ttm_operation_ctx ctx = { };
 
-	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, bo);
-	drm_gem_private_object_init(devs->drm, &bo->base, RES_BO_SIZE);
-	dma_resv_lock(&client->resv, NULL);
-	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(devs->ttm_dev, bo,
-						   ttm_bo_type_device,
-						   &sys_placement, PAGE_SIZE,
-						   &ctx, NULL, &client->resv,
-						   &dummy_ttm_bo_destroy), 0);
-	ttm_bo_set_bulk_move(bo, &client->bulk);
-	ttm_bo_set_residency(bo, residency);
-	if (populated)
+	bo = client_bo(test, client, &sys_placement, residency);
+	if (populated) {
+		dma_resv_lock(&client->resv, NULL);
 		KUNIT_EXPECT_EQ(test, ttm_bo_populate(bo, &ctx), 0);
-	dma_resv_unlock(&client->resv);
+		dma_resv_unlock(&client->resv);
+	}
 	return bo;
 }
 
