@@ -97,6 +97,11 @@ if [ -f "$LIST" ]; then
 				USERLDFLAGS=-static "$OUT/selftests/$rel/$name" ||
 				die "selftest $path does not build statically; fix it or drop it from $LIST"
 			cp "$OUT/selftests/$rel/$name" "$root/selftests/$rel/"
+			# Data a test reads beside itself (vttm_bench's
+			# scenarios) is a 'scenarios' directory there.
+			if [ -d "$TREE/$dir/scenarios" ]; then
+				cp -r "$TREE/$dir/scenarios" "$root/selftests/$rel/"
+			fi
 		elif [ -f "$TREE/$path" ]; then
 			cp "$TREE/$path" "$root/selftests/$rel/"
 		else

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Plot vttm-bench's migrated MiB per game frame as an SVG: one panel per
-phase, each mode's distribution over the frames as a CDF, and the optimum
-(Belady's MIN on the first mode's trace) as a dashed black line.
+"""Plot vttm-bench's migrated MiB per frame as an SVG: a row of panels per
+scenario, one panel per phase, each mode's distribution over the frames as
+a CDF, and the optimum (Belady's MIN on the first mode's trace) as a dashed
+black line. With --runs, only each mode's first run is drawn.
 
 usage: plot.py INPUT OUTPUT.svg
 
@@ -17,7 +18,7 @@ import sys
 from xml.sax.saxutils import escape
 
 CSV_PREFIX = "vttm-bench-csv: "
-FIELDS = ("mode", "phase", "frame", "migrated_bytes")
+FIELDS = ("scenario", "mode", "run", "phase", "frame", "migrated_bytes")
 MIB = 1024.0 * 1024.0
 OPTIMUM = "optimum"
 
@@ -46,29 +47,30 @@ def read_rows(path):
 
 
 def collect(rows):
-    """phase -> {mode or OPTIMUM: [MiB per frame]}, modes in CSV order.
+    """scenario -> phase -> {mode or OPTIMUM: [MiB per frame]}, in CSV order.
 
-    The optimum is the first mode's: each mode's trace differs a little,
-    as the compositor runs on wall-clock time."""
-    phases = {}
-    opt_mode = None
+    The optimum drawn is the first mode's: each mode's trace can differ a
+    little, as the kernel fails different jobs."""
+    scenarios = {}
+    opt_mode = {}
     for row in rows:
-        if row["mode"] == "mode":  # a repeated header
+        if row["mode"] == "mode" or row["run"] != "0":
             continue
         try:
             phase = int(row["phase"])
             mib = int(row["migrated_bytes"]) / MIB
         except (TypeError, ValueError):
             continue
-        series = phases.setdefault(phase, {})
+        name = row["scenario"]
+        series = scenarios.setdefault(name, {}).setdefault(phase, {})
         series.setdefault(row["mode"], []).append(mib)
         opt = (row.get("optimum_bytes") or "").strip()
-        if opt and opt_mode in (None, row["mode"]):
-            opt_mode = row["mode"]
+        if opt and opt_mode.setdefault(name, row["mode"]) == row["mode"]:
             series.setdefault(OPTIMUM, []).append(int(opt) / MIB)
-    if not phases:
+    if not scenarios:
         raise ValueError("no data rows")
-    return dict(sorted(phases.items()))
+    return {name: dict(sorted(phases.items()))
+            for name, phases in scenarios.items()}
 
 
 def nice_step(span, ticks=5):
@@ -98,18 +100,20 @@ def cdf_points(values):
     return points
 
 
-def panel(out, x0, title, series, colours, x_max):
-    """One phase's CDFs in the panel whose left edge is x0."""
+def panel(out, x0, y0, title, series, colours, x_max):
+    """One phase's CDFs in the panel whose top left corner is x0, y0."""
     step = nice_step(x_max)
     x_max = step * math.ceil(x_max / step)
 
     def px(x):
         return x0 + x / x_max * PANEL_W
 
-    def py(y):
-        return TOP + PANEL_H - y * PANEL_H
+    top = y0 + TOP
 
-    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{TOP - 12}" '
+    def py(y):
+        return top + PANEL_H - y * PANEL_H
+
+    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{top - 12}" '
                f'text-anchor="middle" font-size="14">{escape(title)}</text>')
     for i in range(6):
         y = i / 5
@@ -119,17 +123,17 @@ def panel(out, x0, title, series, colours, x_max):
                    f'text-anchor="end">{fmt(round(y, 1))}</text>')
     x = 0.0
     while x <= x_max + step / 2:
-        out.append(f'<line x1="{px(x):.1f}" y1="{TOP + PANEL_H}" '
-                   f'x2="{px(x):.1f}" y2="{TOP + PANEL_H + 5}" '
+        out.append(f'<line x1="{px(x):.1f}" y1="{top + PANEL_H}" '
+                   f'x2="{px(x):.1f}" y2="{top + PANEL_H + 5}" '
                    'stroke="black"/>')
-        out.append(f'<text x="{px(x):.1f}" y="{TOP + PANEL_H + 18}" '
+        out.append(f'<text x="{px(x):.1f}" y="{top + PANEL_H + 18}" '
                    f'text-anchor="middle">{fmt(x)}</text>')
         x += step
-    out.append(f'<polyline fill="none" stroke="black" points="{x0},{TOP} '
-               f'{x0},{TOP + PANEL_H} {x0 + PANEL_W},{TOP + PANEL_H}"/>')
-    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{TOP + PANEL_H + 40}" '
+    out.append(f'<polyline fill="none" stroke="black" points="{x0},{top} '
+               f'{x0},{top + PANEL_H} {x0 + PANEL_W},{top + PANEL_H}"/>')
+    out.append(f'<text x="{x0 + PANEL_W / 2}" y="{top + PANEL_H + 40}" '
                'text-anchor="middle">migrated MiB per frame '
-               '(game + compositor)</text>')
+               '(all clients)</text>')
     for name, values in series.items():
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}"
                           for x, y in cdf_points(values))
@@ -138,19 +142,22 @@ def panel(out, x0, title, series, colours, x_max):
                    f'stroke-width="1.8"{dash} points="{coords}"/>')
 
 
-def render(phases):
+def render(scenarios):
+    all_series = [s for phases in scenarios.values() for s in phases.values()]
     names = []
-    for series in phases.values():
+    for series in all_series:
         for name in series:
             if name not in names and name != OPTIMUM:
                 names.append(name)
     colours = {n: COLOURS[i % len(COLOURS)] for i, n in enumerate(names)}
     colours[OPTIMUM] = "black"
-    if any(OPTIMUM in s for s in phases.values()):
+    if any(OPTIMUM in s for s in all_series):
         names.append(OPTIMUM)
 
-    width = LEFT + len(phases) * PANEL_W + (len(phases) - 1) * GAP + RIGHT
-    height = TOP + PANEL_H + BOTTOM
+    cols = max(len(phases) for phases in scenarios.values())
+    row_h = TOP + PANEL_H + BOTTOM
+    width = LEFT + cols * PANEL_W + (cols - 1) * GAP + RIGHT
+    height = len(scenarios) * row_h
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
@@ -160,15 +167,17 @@ def render(phases):
         f'<text x="{LEFT}" y="22" font-size="15">vttm-bench: share of '
         'frames that migrated at most x MiB (higher and further left is '
         'better)</text>',
-        f'<text x="22" y="{TOP + PANEL_H / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 22 {TOP + PANEL_H / 2})">'
-        'share of frames</text>',
     ]
-    x_max = max(max(v) for s in phases.values() for v in s.values())
-    for i, (phase, series) in enumerate(phases.items()):
-        x0 = LEFT + i * (PANEL_W + GAP)
-        panel(out, x0, f"phase {phase}", series, colours,
-              x_max if x_max > 0 else 1)
+    for row, (scenario, phases) in enumerate(scenarios.items()):
+        y0 = row * row_h
+        mid = y0 + TOP + PANEL_H / 2
+        out.append(f'<text x="22" y="{mid}" text-anchor="middle" '
+                   f'transform="rotate(-90 22 {mid})">share of frames</text>')
+        x_max = max(max(v) for s in phases.values() for v in s.values())
+        for i, (phase, series) in enumerate(phases.items()):
+            x0 = LEFT + i * (PANEL_W + GAP)
+            panel(out, x0, y0, f"{scenario}, phase {phase}", series,
+                  colours, x_max if x_max > 0 else 1)
 
     legend_x = width - RIGHT + 20
     out.append(f'<rect x="{legend_x - 10}" y="{TOP}" width="{RIGHT - 30}" '
@@ -191,12 +200,12 @@ def main(argv):
         print(f"usage: {argv[0]} INPUT OUTPUT.svg", file=sys.stderr)
         return 2
     try:
-        phases = collect(read_rows(argv[1]))
+        scenarios = collect(read_rows(argv[1]))
     except (OSError, ValueError) as exc:
         print(f"plot.py: {exc}", file=sys.stderr)
         return 1
     with open(argv[2], "w", encoding="utf-8") as f:
-        f.write(render(phases))
+        f.write(render(scenarios))
     return 0
 
 

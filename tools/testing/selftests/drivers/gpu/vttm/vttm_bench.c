@@ -2,99 +2,108 @@
 /*
  * vttm_bench - VRAM overcommit benchmark for the vttm test driver
  *
- * The model
+ * Scenarios
  * =========
  *
- * A scaled model of a game that overcommits VRAM, with a compositor beside
- * it. Every size is a fraction of the device's VRAM, V, read from
- * /sys/module/vttm/parameters/vram_size (or --vram-size), so the model
+ * A scenario is a text file (scenarios/README has the format): clients,
+ * their buffers with size, placements and residency level, each client's
+ * loop of jobs, and the frames and phases to run. --replay FILE runs one;
+ * without it, every scenarios/NAME.scenario beside this program runs, in
+ * the order of their names. The shipped ones:
+ *
+ * game: a game that overcommits VRAM, with a compositor beside it. A hot
+ *	set of render targets (V/2, level high) is used by every frame; a
+ *	window of streamed textures (V/8, level minimum) moves through a
+ *	pool, so the working set is 9/8 V, then 10/8 V in phase 2. The
+ *	compositor (V/8) submits every millisecond without waiting.
+ * pingpong: two applications, each with 5/8 of VRAM, taking turns, as
+ *	two windows in front of each other do: what one loads evicts some
+ *	of the other's. LRU order is already optimal here; no feature may
+ *	make it worse.
+ * levels: one client whose working set fits only if its large,
+ *	rarely used buffers (level low) give way to its small hot ones.
+ *
+ * Sizes are fractions of the device's VRAM, V, read from
+ * /sys/module/vttm/parameters/vram_size (or --vram-size), so a scenario
  * scales with the emulated device.
  *
- * game: one client (one open file). Buffers of V/32, VRAM only, as a
- *	game wants its render targets and textures. (With VRAM|GTT, what
- *	one frame cannot fit beside its own buffers would settle in GTT, and
- *	stop moving.) 16 of them (V/2) are the hot set, used by every
- *	frame. The others are the streaming pool: each frame uses a window
- *	of 4 of them (V/8), and the window moves on by --stream-step
- *	buffers (default 4) every frame. Hot set plus pool is the working
- *	set: 36 buffers (9/8 V) in phase 1 and 40 (10/8 V) in phase 2; the
- *	4 extra buffers are created when phase 2 starts. The hot set is at
- *	residency level HIGH, as render targets, the pool at MINIMUM, as
- *	streamed textures. A frame is two jobs, each lasting half of
- *	--game-us (2000 us): one on the first half of the hot set and the
- *	window, as a pass that samples the streamed textures, then one on
- *	the other half of the hot set, so that eviction must choose between
- *	render targets and textures. The game waits for both
- *	(DRM_IOCTL_VTTM_WAIT) before the next frame. When a submit fails,
- *	the job counts as failed and the game sleeps for the job's duration
- *	instead.
+ * The virtual clock
+ * =================
  *
- * compositor: a second client, driven by a child process. 8 buffers of
- *	V/64 (V/8 in all), VRAM only. It submits one job on all
- *	of them lasting --comp-us (200 us) every --comp-period-us (1000 us)
- *	of wall clock, without waiting for its jobs, and skips the ticks it
- *	missed, as a compositor drops vblanks. It runs from before the
- *	first game frame until after the last.
+ * The bench runs a scenario in one process, on a clock of its own: a
+ * job's duration is what the file says, whatever the machine. Each
+ * client has a queue: a job starts when its predecessor ends, and a
+ * job marked "wait" holds the client until it ends. A client with a
+ * period starts a loop every period, skipping the ticks it missed; one
+ * without starts its next loop when the last one's waits are over. The
+ * bench submits every job at its virtual time, in time order (a tie goes
+ * to the client declared first), so the same file submits the same jobs
+ * in the same order on every run. The kernel sees real jobs: each lasts
+ * until its virtual end, and the bench does not run ahead of the virtual
+ * clock. What is left to the wall clock is the kernel's own: the eviction
+ * throttle counts milliseconds, so the throttle's modes can differ from
+ * run to run; --runs repeats each mode and prints the spread.
  *
- * The parent opens both clients, so it can read the compositor's stats
- * through the same file while the child submits on it. A game frame's
- * window runs from its submit to the next frame's submit. Over that
- * window, with deltas of struct drm_vttm_stats:
+ * What is measured
+ * ================
  *
- *	migrated   = bytes_moved_to_vram + bytes_evicted_by,
- *		     of the game plus the compositor
- *	failed     = failed_submits, of the game plus the compositor
- *	pingpongs  = pingpongs, of the game plus the compositor
- *	frame_time = game job duration + migrated / link bandwidth
+ * A frame is one loop of the client the file names in its "frames"
+ * line, from the start of that loop to the start of the next. Over a
+ * frame, with deltas of every client's struct drm_vttm_stats:
+ *
+ *	migrated   = bytes_moved_to_vram + bytes_evicted_by, of all clients
+ *	failed     = failed_submits, of all clients
+ *	pingpongs  = pingpongs, of all clients
+ *	frame_time = the frame's virtual length + migrated / link bandwidth
  *
  * The link bandwidth is 32 GB/s (PCIe 4.0 x16; --link-gbs). The formula
  * charges every migrated byte to the frame in full, with no overlap of
  * copies and rendering.
  *
  * Each mode of modes[] runs the whole scenario with fresh clients and
- * fresh buffers: first --warmup frames that are not recorded, then phase 1
- * and phase 2, each as long as --frames says. A mode sets the device's
- * debugfs knobs: exec_eviction (eviction locks its victims through the
- * job's drm_exec), residency_levels (the levels the game sets reach TTM)
- * and throttle_hard_ms and throttle_soft_ms (the eviction throttle: TTM's
+ * fresh buffers: first the warm-up frames, which are not recorded, then
+ * the phases. A mode sets the device's debugfs knobs: exec_eviction
+ * (eviction locks its victims through the job's drm_exec),
+ * residency_levels (the levels of the file reach TTM) and
+ * throttle_hard_ms and throttle_soft_ms (the eviction throttle: TTM's
  * defaults, or 0 and 0 for none). baseline has all three off, which is
  * 7.3's eviction; exec, levels and throttle add one feature each to
- * exec; all has every one. The report gives, for phase 1,
- * phase 2 and all frames: migrated bytes per frame and modelled frame time
- * (median and 99th percentile, by nearest rank), ping-pongs and failed
- * submits (sums, per client), the game's hot set's evicted MiB per frame,
- * and the ratio of each figure to the first mode run in the same
- * invocation, baseline by default. A mode whose knobs cannot be written
- * (no debugfs, or not root) is skipped, unless it is what the device does
- * as it loads (all). The knobs get back the values they had at the start.
+ * exec; all has every one. The report gives, per phase and for all
+ * recorded frames, per client and in all: migrated bytes per frame,
+ * modelled frame time, ping-pongs and failed submits, and the ratio of
+ * each figure to the first mode run, baseline by default. A mode whose
+ * knobs cannot be written (no debugfs, or not root) is skipped, unless it
+ * is what the device does as it loads (all). The knobs get back the
+ * values they had at the start.
  *
  * The optimum
  * ===========
  *
- * Each mode records the jobs it submitted, failed ones too, in order: the
- * game's jobs with their buffers, and when the compositor submitted (its
- * job is always all of its buffers). Belady's MIN then replays that trace
- * against VRAM: on a miss with VRAM full, it evicts what is used again
- * furthest in the future, never a buffer of the job it is placing. Its
- * migrated bytes, counted as the bench counts them (bytes moved into
- * VRAM plus bytes evicted), are printed beside each mode's, per phase and
- * per client, and in the CSV per frame.
+ * Each run records the jobs it submitted and the kernel accepted, in
+ * order. Belady's MIN replays them against VRAM: on a miss with VRAM
+ * full, it evicts what is used again furthest in the future, never a
+ * buffer of the job it is placing. Its migrated bytes, counted as the
+ * bench counts them (bytes moved into VRAM plus bytes evicted), are
+ * printed beside each mode's, per phase and per client, and in the CSV
+ * per frame.
  *
- * With buffers of one size MIN is the optimum. The model's are of two
- * (V/32 and V/64), so MIN runs on units of their greatest common divisor:
- * each buffer is that many units, loaded and evicted together by any
- * real policy, but one at a time by MIN. Every policy on whole buffers is
- * thus one on units, so MIN on units loads no more than the best policy
- * on buffers; and as any policy evicts at least what it loads beyond
- * VRAM's size, which is all MIN evicts, MIN's total is a lower bound on
- * the migration of the whole run, not always reached. Failed jobs are
- * left out of the trace, as they need not have moved anything. The
- * report's "whole run" line compares each mode with that bound, over the
- * same jobs from empty VRAM. The split by phase and client is MIN's own
- * schedule, not a bound per part: a policy may beat it in one phase by
- * paying in another.
+ * With buffers of one size MIN is the optimum. With several, MIN runs on
+ * units of their greatest common divisor: each buffer is that many units,
+ * loaded and evicted together by any real policy, but one at a time by
+ * MIN. Every policy on whole buffers is thus one on units, so MIN on
+ * units loads no more than the best policy on buffers; and as any policy
+ * evicts at least what it loads beyond VRAM's size, which is all MIN
+ * evicts, MIN's total is a lower bound on the migration of the whole run,
+ * not always reached. Only buffers that may live in VRAM alone enter the
+ * trace: one that may also live in GTT can stay there and move nothing,
+ * so leaving it out keeps the bound a bound. Failed jobs are left out, as
+ * they need not have moved anything. The report's "whole run" line
+ * compares each mode with that bound, over the same jobs from empty VRAM.
+ * The split by phase and client is MIN's own schedule, not a bound per
+ * part: a policy may beat it in one phase by paying in another.
  *
- * Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device (SKIP).
+ * Exit status: 0 done, 1 error, 2 bad usage or a bad scenario, 4 no vttm
+ * device (SKIP).
  */
 
 #define _GNU_SOURCE
@@ -104,7 +113,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,62 +121,52 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 /* The driver's private uAPI, found through the Makefile's include path. */
 #include "vttm_uapi.h"
+#include "vttm_scenario.h"
 
 #define PFX		"vttm-bench: "
 #define CSV_PFX		"vttm-bench-csv: "
 #define CSV_HEADER \
-	"mode,phase,frame,migrated_bytes,frame_time_us,failed,pingpongs," \
-	"optimum_bytes"
+	"scenario,mode,run,phase,frame,migrated_bytes,frame_time_us,failed," \
+	"pingpongs,optimum_bytes"
 #define VRAM_PARAM	"/sys/module/vttm/parameters/vram_size"
 #define TTM_PARAMS	"/sys/module/ttm/parameters"
 #define DRI_DEBUGFS	"/sys/kernel/debug/dri"
+#define SCENARIO_DIR	"scenarios"
+#define SCENARIO_SFX	".scenario"
 
 #define EXIT_ERROR	1
 #define EXIT_USAGE	2
 #define EXIT_SKIP	4
 
 #define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
 #define MIB		(1024.0 * 1024.0)
 
-/* The model, in buffers; see the comment at the top. */
-#define GAME_BO_DIV	32	/* a game buffer is 1/32 of VRAM */
-#define GAME_HOT_BOS	16	/* hot set: 1/2 of VRAM */
-#define GAME_WIN_BOS	4	/* streaming window: 1/8 of VRAM */
-#define GAME_WS1_BOS	36	/* phase 1 working set: 9/8 of VRAM */
-#define GAME_WS2_BOS	40	/* phase 2 working set: 10/8 of VRAM */
-#define GAME_JOB_BOS	(GAME_HOT_BOS + GAME_WIN_BOS)
-#define COMP_BO_DIV	64	/* a compositor buffer is 1/64 of VRAM */
-#define COMP_BOS	8	/* compositor: 1/8 of VRAM */
-
-#define DEF_FRAMES		100
-#define DEF_WARMUP		5
 #define SHORT_FRAMES		20
 #define SHORT_WARMUP		2
-#define DEF_GAME_US		2000
-#define DEF_COMP_US		200
-#define DEF_COMP_PERIOD_US	1000
 #define DEF_LINK_GBS		32.0
 
 /* A job runs for milliseconds; a wait this long means a hung device. */
 #define WAIT_TIMEOUT_NS		(10 * NSEC_PER_SEC)
-/* Pause between modes, so the last mode's buffers are gone. */
-#define SETTLE_NS		(200 * 1000 * NSEC_PER_USEC)
+/* Pause between runs, so the last run's buffers are gone. */
+#define SETTLE_NS		(200 * NSEC_PER_MSEC)
 
 #define MAX_RUN_MODES		16
+#define MAX_SCENARIOS		16
+#define MAX_RUNS		9
 
-/* Most compositor jobs one mode records for the optimum. */
-#define TRACE_MAX_COMP_JOBS	262144
 /* Most units the optimum splits the buffers into. */
-#define OPT_MAX_UNITS		4096
+#define OPT_MAX_UNITS		16384
+
+/* A multiple of the optimum that the game's phases should stay within. */
+#define GOAL_X_OPT		1.5
 
 /*
  * The modes to compare: a name (no commas: it goes into the CSV) and the
@@ -189,7 +187,7 @@ static const struct bench_mode modes[] = {
 	{ "exec", true, false, false,
 	  "eviction locks its victims through the job's drm_exec" },
 	{ "levels", true, true, false,
-	  "exec, and the game's residency levels reach TTM" },
+	  "exec, and the scenario's residency levels reach TTM" },
 	{ "throttle", true, false, true,
 	  "exec, and the eviction throttle with TTM's default periods" },
 	{ "all", true, true, true,
@@ -223,94 +221,115 @@ struct config {
 	/* What the throttle knobs take for "on": TTM's defaults. */
 	char throttle_on[K_COUNT][16];
 	__u64 vram_size;
+	/* 0: as the scenario says; else every phase's frames. */
 	unsigned int frames;
-	unsigned int warmup;
-	unsigned int stream_step;
-	__u64 game_ns;
-	__u64 comp_ns;
-	__u64 comp_period_ns;
+	/* -1: as the scenario says. */
+	int warmup;
+	unsigned int runs;
 	double link_bps;
 	const char *csv_path;
 	bool csv_stdout;
+	bool check_only;
 	unsigned int n_modes;
 	const struct bench_mode *modes[MAX_RUN_MODES];
-	/* Derived from vram_size. */
-	__u64 game_bo_size;
-	__u64 comp_bo_size;
+	unsigned int n_files;
+	char *files[MAX_SCENARIOS];
 };
 
-/* One recorded game frame, with both clients' stats deltas over it. */
+/* One recorded frame, with every client's stats deltas over it. */
 struct frame_rec {
 	unsigned int phase;
 	unsigned int frame;
-	bool game_failed;
 	__u64 wall_ns;
-	struct drm_vttm_stats game;
-	struct drm_vttm_stats comp;
+	/* The frame's length on the virtual clock. */
+	__u64 virt_ns;
+	struct drm_vttm_stats st[SCN_MAX_CLIENTS];
+	/* The optimum's migrated bytes in this frame, per client. */
+	__u64 opt[SCN_MAX_CLIENTS];
 };
 
-/* What the compositor saw, in shared memory, read after it exits. */
-struct comp_counts {
-	__u64 submits;
-	__u64 failed;
-	__u64 missed_ticks;
-};
-
-/* When the compositor submitted, in shared memory: the game's trace. */
-struct comp_trace {
-	__u64 n;
-	__u64 submit_ns[TRACE_MAX_COMP_JOBS];
-	bool failed[TRACE_MAX_COMP_JOBS];
-};
-
-/* The optimum's migrated bytes in one recorded frame, per client. */
-struct opt_frame {
-	__u64 game;
-	__u64 comp;
-};
-
+/* One run of a scenario in one mode. */
 struct mode_run {
 	const struct bench_mode *mode;
 	bool supported;
+	/* False when the trace could not be replayed; the run says why. */
+	bool has_opt;
 	unsigned int n_frames;
 	struct frame_rec *frames;
-	/* Per recorded frame, or NULL when the trace could not be replayed. */
-	struct opt_frame *opt;
 	/* Migrated over the whole run, by the mode and by the optimum. */
 	__u64 run_migrated;
 	__u64 run_optimum;
-	struct comp_counts comp;
-	__u64 game_failed;
+	/* What the bench saw, per client, to check against the kernel's. */
+	__u64 jobs[SCN_MAX_CLIENTS];
+	__u64 failed[SCN_MAX_CLIENTS];
+	__u64 missed_ticks[SCN_MAX_CLIENTS];
 	__u64 elapsed_ms;
 };
 
-/* A game job of the trace: when it was submitted, and its buffers. */
-struct game_job {
-	__u64 submit_ns;
-	bool failed;
-	unsigned int n;
-	unsigned char bos[GAME_JOB_BOS];
-};
-
-struct game {
-	int fd;
-	unsigned int n_bos;
-	unsigned int window;
-	__u32 bos[GAME_WS2_BOS];
-	__u32 job[GAME_JOB_BOS];
-	/*
-	 * The trace: every job submitted; when the first frame's window
-	 * started and when each frame's ended.
-	 */
-	struct game_job *jobs;
+/* The accepted jobs of a run, in order, for the optimum. */
+struct job_trace {
 	unsigned int n_jobs;
-	__u64 start_ns;
-	__u64 *frame_end_ns;
+	unsigned int cap_jobs;
+	/* Job j's buffers: bos[start[j]] to bos[start[j + 1] - 1]. */
+	unsigned int *start;
+	unsigned int *bos;
+	unsigned int cap_bos;
+	/* The frame (from 0, warm-up included) and client of each job. */
+	unsigned int *frame;
+	unsigned char *client;
 };
 
-/* A frame is two passes, each a job on half the hot set. */
-#define GAME_PASSES	2
-#define GAME_PASS_BOS	(GAME_HOT_BOS / GAME_PASSES)
+/* A client of a running scenario, on the virtual clock. */
+struct client_run {
+	int fd;
+	/* When it submits its next job. */
+	__u64 t;
+	/* When its last job ends. */
+	__u64 queue_end;
+	__u64 loop_start;
+	unsigned int loop;
+	/* Its next job in its loop. */
+	unsigned int job;
+};
+
+/* One run of a scenario: the clients, the buffers, the frame being run. */
+struct engine {
+	const struct config *cfg;
+	const struct scenario *s;
+	struct mode_run *run;
+	struct client_run cl[SCN_MAX_CLIENTS];
+	/* Each buffer's handle, once created. */
+	__u32 *handles;
+	unsigned int phase;
+	unsigned int frame;
+	unsigned int total_frames;
+	__u64 wall_start;
+	__u64 frame_wall;
+	__u64 frame_virt;
+	struct drm_vttm_stats last[SCN_MAX_CLIENTS];
+	struct job_trace trace;
+	/* Scratch for one job. */
+	unsigned int idx[VTTM_SUBMIT_MAX_BOS];
+	__u32 job_handles[VTTM_SUBMIT_MAX_BOS];
+};
+
+/*
+ * Belady's MIN over units. Job j needs the units units[start[j]] to
+ * units[start[j + 1] - 1] in VRAM at once, each of them once; @cap units
+ * fit. The arrays below are its state.
+ */
+struct belady {
+	unsigned int n_units;
+	unsigned int cap;
+	/* Unit u's jobs, in order: occ[occ_start[u]] to occ[occ_start[u+1]-1]. */
+	unsigned int *occ_start;
+	unsigned int *occ;
+	/* Where unit u's next use after the current job is in occ. */
+	unsigned int *next;
+	/* The last job that needed unit u. */
+	unsigned int *stamp;
+	bool *resident;
+};
 
 static void bench_info(const char *fmt, ...)
 {
@@ -685,273 +704,6 @@ static int vttm_set_residency(int fd, __u32 handle, __u32 level)
 	return vttm_ioctl(fd, DRM_IOCTL_VTTM_BO_SET_RESIDENCY, &req);
 }
 
-/* Adds buffers up to @n_bos: the hot set at HIGH, the pool at MINIMUM. */
-static int game_add_bos(struct game *g, const struct config *cfg,
-			unsigned int n_bos)
-{
-	__u32 level;
-	int ret;
-
-	while (g->n_bos < n_bos) {
-		level = g->n_bos < GAME_HOT_BOS ? VTTM_RESIDENCY_HIGH :
-						  VTTM_RESIDENCY_MINIMUM;
-		ret = vttm_bo_create(g->fd, cfg->game_bo_size, VTTM_PLACE_VRAM,
-				     &g->bos[g->n_bos]);
-		if (!ret)
-			ret = vttm_set_residency(g->fd, g->bos[g->n_bos], level);
-		if (ret) {
-			bench_err("game buffer %u: BO_CREATE: %s", g->n_bos,
-				  strerror(-ret));
-			return ret;
-		}
-		g->n_bos++;
-	}
-	return 0;
-}
-
-/* Records the job about to be submitted in the trace, by buffer index. */
-static void game_trace_job(struct game *g, unsigned int n)
-{
-	struct game_job *job = &g->jobs[g->n_jobs++];
-	unsigned int i, b;
-
-	job->submit_ns = now_ns();
-	job->n = n;
-	job->failed = false;
-	for (i = 0; i < n; i++) {
-		for (b = 0; b < g->n_bos && g->bos[b] != g->job[i]; b++)
-			;
-		job->bos[i] = b;
-	}
-}
-
-/* Submits one pass of a frame; counts a job the kernel failed in *failed. */
-static int game_pass(struct game *g, const struct config *cfg,
-		     unsigned int n, unsigned int *failed)
-{
-	int ret;
-
-	game_trace_job(g, n);
-	ret = vttm_submit(g->fd, g->job, n, cfg->game_ns / 2);
-
-	if (job_failure(ret)) {
-		g->jobs[g->n_jobs - 1].failed = true;
-		(*failed)++;
-		sleep_ns(cfg->game_ns / 2);
-		return 0;
-	}
-	if (ret)
-		bench_err("game SUBMIT: %s", strerror(-ret));
-	return ret;
-}
-
-/* Run one game frame; *failed counts its jobs that failed. */
-static int game_frame(struct game *g, const struct config *cfg,
-		      unsigned int *failed)
-{
-	unsigned int pool = g->n_bos - GAME_HOT_BOS;
-	unsigned int i, n = 0;
-	int ret;
-
-	*failed = 0;
-	for (i = 0; i < GAME_PASS_BOS; i++)
-		g->job[n++] = g->bos[i];
-	for (i = 0; i < GAME_WIN_BOS; i++)
-		g->job[n++] = g->bos[GAME_HOT_BOS + (g->window + i) % pool];
-	g->window = (g->window + cfg->stream_step) % pool;
-	ret = game_pass(g, cfg, n, failed);
-	if (ret)
-		return ret;
-
-	for (i = 0; i < GAME_PASS_BOS; i++)
-		g->job[i] = g->bos[GAME_PASS_BOS + i];
-	ret = game_pass(g, cfg, GAME_PASS_BOS, failed);
-	if (ret)
-		return ret;
-
-	ret = vttm_wait(g->fd, g->bos[0]);
-	if (!ret)
-		ret = vttm_wait(g->fd, g->bos[GAME_PASS_BOS]);
-	if (ret)
-		bench_err("game WAIT: %s", strerror(-ret));
-	return ret;
-}
-
-static int wait_idle(int fd, const __u32 *bos, unsigned int n)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		ret = vttm_wait(fd, bos[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * The compositor process: a job every period until @stop_fd is closed at
- * the other end. Returns an exit status.
- */
-static int comp_main(int fd, const __u32 *bos, const struct config *cfg,
-		     int stop_fd, struct comp_counts *counts,
-		     struct comp_trace *trace)
-{
-	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
-	__u64 next = now_ns(), t;
-	struct timespec ts;
-	int ret;
-
-	for (;;) {
-		if (trace->n < TRACE_MAX_COMP_JOBS)
-			trace->submit_ns[trace->n] = now_ns();
-		ret = vttm_submit(fd, bos, COMP_BOS, cfg->comp_ns);
-		counts->submits++;
-		if (job_failure(ret) && trace->n < TRACE_MAX_COMP_JOBS)
-			trace->failed[trace->n] = true;
-		trace->n++;
-		if (job_failure(ret)) {
-			counts->failed++;
-		} else if (ret) {
-			bench_err("compositor SUBMIT: %s", strerror(-ret));
-			return EXIT_ERROR;
-		}
-
-		next += cfg->comp_period_ns;
-		t = now_ns();
-		while (next <= t) {
-			next += cfg->comp_period_ns;
-			counts->missed_ticks++;
-		}
-
-		ts = ns_to_ts(next - t);
-		ret = ppoll(&pfd, 1, &ts, NULL);
-		if (ret > 0)
-			break;
-		if (ret < 0 && errno != EINTR) {
-			bench_err("compositor ppoll: %s", strerror(errno));
-			return EXIT_ERROR;
-		}
-	}
-
-	ret = wait_idle(fd, bos, COMP_BOS);
-	if (ret) {
-		bench_err("compositor WAIT: %s", strerror(-ret));
-		return EXIT_ERROR;
-	}
-	return 0;
-}
-
-static unsigned int frame_phase(const struct config *cfg, unsigned int i)
-{
-	if (i < cfg->warmup)
-		return 0;
-	if (i < cfg->warmup + cfg->frames)
-		return 1;
-	return 2;
-}
-
-static int read_both_stats(int game_fd, int comp_fd,
-			   struct drm_vttm_stats *game,
-			   struct drm_vttm_stats *comp)
-{
-	int ret;
-
-	ret = vttm_stats(game_fd, game);
-	if (!ret)
-		ret = vttm_stats(comp_fd, comp);
-	if (ret)
-		bench_err("STATS: %s", strerror(-ret));
-	return ret;
-}
-
-static int stop_compositor(pid_t pid, int *stop_wr)
-{
-	int status;
-
-	close(*stop_wr);
-	*stop_wr = -1;
-	if (waitpid(pid, &status, 0) != pid) {
-		bench_err("waitpid: %s", strerror(errno));
-		return -ECHILD;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		bench_err("compositor process failed (status 0x%x)", status);
-		return -EIO;
-	}
-	return 0;
-}
-
-/* The game loop, with the compositor running beside it. */
-static int game_loop(const struct config *cfg, struct mode_run *run,
-		     struct game *g, int comp_fd)
-{
-	struct drm_vttm_stats g0, g1, c0, c1;
-	unsigned int i, total, phase;
-	struct frame_rec *rec;
-	unsigned int failed;
-	__u64 t0;
-	int ret;
-
-	ret = read_both_stats(g->fd, comp_fd, &g0, &c0);
-	if (ret)
-		return ret;
-	g->start_ns = now_ns();
-
-	total = cfg->warmup + 2 * cfg->frames;
-	for (i = 0; i < total; i++) {
-		phase = frame_phase(cfg, i);
-		if (i == cfg->warmup + cfg->frames) {
-			ret = game_add_bos(g, cfg, GAME_WS2_BOS);
-			if (ret)
-				return ret;
-		}
-
-		t0 = now_ns();
-		ret = game_frame(g, cfg, &failed);
-		if (ret)
-			return ret;
-
-		ret = read_both_stats(g->fd, comp_fd, &g1, &c1);
-		if (ret)
-			return ret;
-		g->frame_end_ns[i] = now_ns();
-
-		if (phase) {
-			rec = &run->frames[run->n_frames++];
-			rec->phase = phase;
-			rec->frame = i - cfg->warmup;
-			rec->game_failed = failed;
-			rec->wall_ns = now_ns() - t0;
-			stats_sub(&rec->game, &g1, &g0);
-			stats_sub(&rec->comp, &c1, &c0);
-			run->game_failed += failed;
-		}
-		g0 = g1;
-		c0 = c1;
-	}
-	return 0;
-}
-
-/*
- * Belady's MIN over units. Job j needs the units units[start[j]] to
- * units[start[j + 1] - 1] in VRAM at once, each of them once; @cap units
- * fit. The arrays below are its state.
- */
-struct belady {
-	unsigned int n_units;
-	unsigned int cap;
-	/* Unit u's jobs, in order: occ[occ_start[u]] to occ[occ_start[u+1]-1]. */
-	unsigned int *occ_start;
-	unsigned int *occ;
-	/* Where unit u's next use after the current job is in occ. */
-	unsigned int *next;
-	/* The last job that needed unit u. */
-	unsigned int *stamp;
-	bool *resident;
-};
-
 static void belady_free(struct belady *b)
 {
 	free(b->occ_start);
@@ -1079,344 +831,6 @@ static __u64 gcd_u64(__u64 a, __u64 b)
 	return a;
 }
 
-/* The merged trace of one mode: jobs in order of submission, as units. */
-struct opt_trace {
-	unsigned int n_jobs;
-	unsigned int *start;
-	unsigned int *units;
-	__u64 *submit_ns;
-	bool *comp;
-};
-
-static void opt_trace_free(struct opt_trace *t)
-{
-	free(t->start);
-	free(t->units);
-	free(t->submit_ns);
-	free(t->comp);
-}
-
-/* Appends a job of buffers @bos, each @per units from @first + b * @per. */
-static void opt_trace_add(struct opt_trace *t, __u64 submit_ns, bool comp,
-			  const unsigned char *bos, unsigned int n,
-			  unsigned int first, unsigned int per)
-{
-	unsigned int j = t->n_jobs++, k = t->start[j], i, u;
-
-	for (i = 0; i < n; i++)
-		for (u = 0; u < per; u++)
-			t->units[k++] = first + (bos ? bos[i] : i) * per + u;
-	t->start[j + 1] = k;
-	t->submit_ns[j] = submit_ns;
-	t->comp[j] = comp;
-}
-
-/*
- * Merges the game's jobs and the compositor's by submission time, each
- * buffer as @gu or @cu units: the game's first, then the compositor's.
- */
-static int opt_trace_build(struct opt_trace *t, const struct game *g,
-			   const struct comp_trace *ct, unsigned int gu,
-			   unsigned int cu)
-{
-	unsigned int n = g->n_jobs + ct->n, gi = 0, ci = 0;
-	size_t n_units = (size_t)g->n_jobs * GAME_JOB_BOS * gu +
-			 (size_t)ct->n * COMP_BOS * cu;
-
-	memset(t, 0, sizeof(*t));
-	t->start = calloc(n + 1, sizeof(*t->start));
-	t->units = calloc(n_units + 1, sizeof(*t->units));
-	t->submit_ns = calloc(n + 1, sizeof(*t->submit_ns));
-	t->comp = calloc(n + 1, sizeof(*t->comp));
-	if (!t->start || !t->units || !t->submit_ns || !t->comp) {
-		opt_trace_free(t);
-		return -ENOMEM;
-	}
-
-	while (gi < g->n_jobs || ci < ct->n) {
-		if (ci == ct->n || (gi < g->n_jobs &&
-				    g->jobs[gi].submit_ns <= ct->submit_ns[ci])) {
-			if (!g->jobs[gi].failed)
-				opt_trace_add(t, g->jobs[gi].submit_ns, false,
-					      g->jobs[gi].bos, g->jobs[gi].n,
-					      0, gu);
-			gi++;
-		} else {
-			if (!ct->failed[ci])
-				opt_trace_add(t, ct->submit_ns[ci], true, NULL,
-					      COMP_BOS, GAME_WS2_BOS * gu,
-					      cu);
-			ci++;
-		}
-	}
-	return 0;
-}
-
-/*
- * Replays the trace of a mode with MIN and counts what it migrates in all
- * and in each recorded frame: the window from the previous frame's stats
- * to its own, as the bench counts. Leaves run->opt NULL, and says why,
- * when the trace cannot be replayed.
- */
-static int run_optimum(const struct config *cfg, struct mode_run *run,
-		       const struct game *g, const struct comp_trace *ct)
-{
-	__u64 unit = gcd_u64(cfg->game_bo_size, cfg->comp_bo_size);
-	__u64 n_units = (GAME_WS2_BOS * cfg->game_bo_size +
-			 COMP_BOS * cfg->comp_bo_size) / unit;
-	unsigned int total = cfg->warmup + 2 * cfg->frames;
-	unsigned int *loaded = NULL, *evicted = NULL;
-	unsigned int j, f = 0, gu, cu;
-	struct opt_trace t;
-	__u64 bytes;
-	int ret;
-
-	if (ct->n > TRACE_MAX_COMP_JOBS || n_units > OPT_MAX_UNITS) {
-		bench_info("mode %s: no optimum: %s", run->mode->name,
-			   ct->n > TRACE_MAX_COMP_JOBS ?
-			   "too many compositor jobs to record" :
-			   "buffer sizes share no large unit");
-		return 0;
-	}
-
-	gu = cfg->game_bo_size / unit;
-	cu = cfg->comp_bo_size / unit;
-	ret = opt_trace_build(&t, g, ct, gu, cu);
-	if (ret)
-		return ret;
-	loaded = calloc(t.n_jobs + 1, sizeof(*loaded));
-	evicted = calloc(t.n_jobs + 1, sizeof(*evicted));
-	run->opt = calloc(2 * cfg->frames, sizeof(*run->opt));
-	ret = -ENOMEM;
-	if (!loaded || !evicted || !run->opt)
-		goto out;
-
-	ret = belady_min(n_units, (cfg->vram_size + unit - 1) / unit,
-			 t.n_jobs, t.start, t.units, loaded, evicted);
-	if (ret)
-		goto out;
-
-	for (j = 0; j < t.n_jobs; j++) {
-		bytes = (__u64)(loaded[j] + evicted[j]) * unit;
-		run->run_optimum += bytes;
-		while (f < total && t.submit_ns[j] > g->frame_end_ns[f])
-			f++;
-		if (f < cfg->warmup || f == total || t.submit_ns[j] < g->start_ns)
-			continue;
-		if (t.comp[j])
-			run->opt[f - cfg->warmup].comp += bytes;
-		else
-			run->opt[f - cfg->warmup].game += bytes;
-	}
-out:
-	if (ret) {
-		free(run->opt);
-		run->opt = NULL;
-		if (ret == -E2BIG) {
-			bench_info("mode %s: no optimum: a job exceeds VRAM",
-				   run->mode->name);
-			ret = 0;
-		}
-	}
-	free(loaded);
-	free(evicted);
-	opt_trace_free(&t);
-	return ret;
-}
-
-/* Run the whole scenario once, in one mode, with fresh clients. */
-static int run_mode(const struct config *cfg, struct mode_run *run)
-{
-	unsigned int total = cfg->warmup + 2 * cfg->frames;
-	const struct bench_mode *mode = run->mode;
-	struct comp_counts *shared = MAP_FAILED;
-	struct comp_trace *trace = MAP_FAILED;
-	struct drm_vttm_stats gst, cst;
-	struct game g = { .fd = -1 };
-	__u32 comp_bos[COMP_BOS];
-	int stop[2] = { -1, -1 };
-	int comp_fd = -1, ret;
-	unsigned int i;
-	__u64 start;
-	pid_t pid;
-
-	ret = set_knobs(cfg, mode);
-	/* Without the knobs, the device does what "all" does. */
-	if (ret && strcmp(mode->name, "all")) {
-		bench_info("mode %s: cannot set the device's knobs (%s); skipped",
-			   mode->name, strerror(-ret));
-		return 0;
-	}
-
-	start = now_ns();
-	g.fd = open_client(cfg->device);
-	if (g.fd < 0) {
-		bench_err("open %s: %s", cfg->device, strerror(-g.fd));
-		return g.fd;
-	}
-	comp_fd = open_client(cfg->device);
-	if (comp_fd < 0) {
-		ret = comp_fd;
-		bench_err("open %s: %s", cfg->device, strerror(-ret));
-		goto out_game;
-	}
-
-	for (i = 0; i < COMP_BOS; i++) {
-		ret = vttm_bo_create(comp_fd, cfg->comp_bo_size,
-				     VTTM_PLACE_VRAM, &comp_bos[i]);
-		if (ret) {
-			bench_err("compositor buffer %u: BO_CREATE: %s", i,
-				  strerror(-ret));
-			goto out_comp;
-		}
-	}
-	ret = game_add_bos(&g, cfg, GAME_WS1_BOS);
-	if (ret)
-		goto out_comp;
-
-	run->frames = calloc(2 * cfg->frames, sizeof(*run->frames));
-	g.jobs = calloc((size_t)total * GAME_PASSES, sizeof(*g.jobs));
-	g.frame_end_ns = calloc(total, sizeof(*g.frame_end_ns));
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	trace = mmap(NULL, sizeof(*trace), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!run->frames || !g.jobs || !g.frame_end_ns ||
-	    shared == MAP_FAILED || trace == MAP_FAILED) {
-		ret = -ENOMEM;
-		bench_err("out of memory");
-		goto out_unmap;
-	}
-	memset(shared, 0, sizeof(*shared));
-	trace->n = 0;
-	run->supported = true;
-	bench_info("mode %s: running", mode->name);
-
-	if (pipe2(stop, O_CLOEXEC)) {
-		ret = -errno;
-		bench_err("pipe: %s", strerror(errno));
-		goto out_unmap;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		bench_err("fork: %s", strerror(errno));
-		close(stop[0]);
-		close(stop[1]);
-		goto out_unmap;
-	}
-	if (!pid) {
-		close(g.fd);
-		close(stop[1]);
-		_exit(comp_main(comp_fd, comp_bos, cfg, stop[0], shared,
-				trace));
-	}
-	close(stop[0]);
-
-	ret = game_loop(cfg, run, &g, comp_fd);
-	if (stop_compositor(pid, &stop[1]) && !ret)
-		ret = -EIO;
-	run->comp = *shared;
-	if (!ret) {
-		ret = wait_idle(g.fd, g.bos, g.n_bos);
-		if (ret)
-			bench_err("game WAIT: %s", strerror(-ret));
-	}
-	run->elapsed_ms = (now_ns() - start) / (1000 * NSEC_PER_USEC);
-	/* Fresh clients: their stats cover the whole run. */
-	if (!ret)
-		ret = read_both_stats(g.fd, comp_fd, &gst, &cst);
-	if (!ret) {
-		run->run_migrated = stats_migrated(&gst) + stats_migrated(&cst);
-		ret = run_optimum(cfg, run, &g, trace);
-	}
-
-out_unmap:
-	if (trace != MAP_FAILED)
-		munmap(trace, sizeof(*trace));
-	if (shared != MAP_FAILED)
-		munmap(shared, sizeof(*shared));
-	free(g.jobs);
-	free(g.frame_end_ns);
-out_comp:
-	close(comp_fd);
-out_game:
-	close(g.fd);
-	sleep_ns(SETTLE_NS);
-	return ret;
-}
-
-/* The figures of the report, one table row each. */
-enum metric {
-	M_MIG_P50,
-	M_MIG_P99,
-	M_GAME_MIG_P50,
-	M_COMP_MIG_P50,
-	M_MIG_MEAN,
-	M_OPT_MEAN,
-	M_X_OPT,
-	M_X_OPT_GAME,
-	M_COMP_MIG_MEAN,
-	M_COMP_OPT_MEAN,
-	M_TIME_P50,
-	M_TIME_P99,
-	M_PP_GAME,
-	M_PP_COMP,
-	M_FAIL_GAME,
-	M_FAIL_COMP,
-	M_EVICT_GAME,
-	M_EVICT_COMP,
-	M_HOT_EVICT,
-	M_COMP_JOBS,
-	M_WALL_P50,
-	M_COUNT
-};
-
-struct metric_desc {
-	const char *name;
-	int decimals;
-};
-
-static const struct metric_desc metric_desc[M_COUNT] = {
-	[M_MIG_P50]	 = { "migrated MiB/frame p50", 2 },
-	[M_MIG_P99]	 = { "migrated MiB/frame p99", 2 },
-	[M_GAME_MIG_P50] = { " game MiB/frame p50", 2 },
-	[M_COMP_MIG_P50] = { " compositor MiB/frame p50", 2 },
-	[M_MIG_MEAN]	 = { "migrated MiB/frame mean", 2 },
-	[M_OPT_MEAN]	 = { "optimum MiB/frame mean", 2 },
-	[M_X_OPT]	 = { "migrated x optimum", 2 },
-	[M_X_OPT_GAME]	 = { " game x optimum", 2 },
-	[M_COMP_MIG_MEAN] = { " compositor MiB/frame mean", 2 },
-	[M_COMP_OPT_MEAN] = { " compositor optimum", 2 },
-	[M_TIME_P50]	 = { "model frame time us p50", 1 },
-	[M_TIME_P99]	 = { "model frame time us p99", 1 },
-	[M_PP_GAME]	 = { "ping-pongs game", 0 },
-	[M_PP_COMP]	 = { "ping-pongs compositor", 0 },
-	[M_FAIL_GAME]	 = { "failed submits game", 0 },
-	[M_FAIL_COMP]	 = { "failed submits compositor", 0 },
-	[M_EVICT_GAME]	 = { "evictions of game bufs", 0 },
-	[M_EVICT_COMP]	 = { "evictions of comp. bufs", 0 },
-	[M_HOT_EVICT]	 = { "game hot set evicted MiB/frame", 2 },
-	[M_COMP_JOBS]	 = { "compositor jobs", 0 },
-	[M_WALL_P50]	 = { "wall frame time us p50", 0 },
-};
-
-static __u64 frame_migrated(const struct frame_rec *f)
-{
-	return stats_migrated(&f->game) + stats_migrated(&f->comp);
-}
-
-static double frame_time_us(const struct config *cfg,
-			    const struct frame_rec *f)
-{
-	double s = (double)cfg->game_ns / NSEC_PER_SEC +
-		   (double)frame_migrated(f) / cfg->link_bps;
-
-	return s * 1e6;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -1442,91 +856,6 @@ static double sorted_pct(double *v, unsigned int n, unsigned int p)
 	return percentile(v, n, p);
 }
 
-/*
- * A mode's migration as a multiple of the optimum's: nan without an
- * optimum (the run said why), 1 where neither moved anything.
- */
-static double opt_multiple(const struct mode_run *run, double bytes,
-			   double opt)
-{
-	if (!run->opt)
-		return NAN;
-	if (opt > 0)
-		return bytes / opt;
-	return bytes > 0 ? INFINITY : 1;
-}
-
-/* Fill @m with the figures of @run over @phase, or all frames for 0. */
-static int summarize(const struct config *cfg, const struct mode_run *run,
-		     unsigned int phase, double *m)
-{
-	double game = 0, comp = 0, opt_game = 0, opt_comp = 0;
-	double *mig, *gmig, *cmig, *ft, *wall;
-	const struct frame_rec *f;
-	unsigned int i, n = 0;
-
-	mig = calloc(5 * (size_t)(run->n_frames + 1), sizeof(*mig));
-	if (!mig)
-		return -ENOMEM;
-	gmig = mig + run->n_frames + 1;
-	cmig = gmig + run->n_frames + 1;
-	ft = cmig + run->n_frames + 1;
-	wall = ft + run->n_frames + 1;
-
-	memset(m, 0, M_COUNT * sizeof(*m));
-	for (i = 0; i < run->n_frames; i++) {
-		f = &run->frames[i];
-		if (phase && f->phase != phase)
-			continue;
-		mig[n] = frame_migrated(f) / MIB;
-		gmig[n] = stats_migrated(&f->game) / MIB;
-		cmig[n] = stats_migrated(&f->comp) / MIB;
-		ft[n] = frame_time_us(cfg, f);
-		wall[n] = f->wall_ns / 1000.0;
-		n++;
-		m[M_PP_GAME] += f->game.pingpongs;
-		m[M_PP_COMP] += f->comp.pingpongs;
-		m[M_FAIL_GAME] += f->game.failed_submits;
-		m[M_FAIL_COMP] += f->comp.failed_submits;
-		m[M_EVICT_GAME] += f->game.evictions;
-		m[M_EVICT_COMP] += f->comp.evictions;
-		m[M_HOT_EVICT] += f->game.bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] /
-				  MIB;
-		m[M_COMP_JOBS] += f->comp.submits;
-		game += stats_migrated(&f->game);
-		comp += stats_migrated(&f->comp);
-		if (run->opt) {
-			opt_game += run->opt[i].game;
-			opt_comp += run->opt[i].comp;
-		}
-	}
-	if (n) {
-		m[M_HOT_EVICT] /= n;
-		m[M_MIG_MEAN] = (game + comp) / n / MIB;
-		m[M_OPT_MEAN] = (opt_game + opt_comp) / n / MIB;
-		m[M_COMP_MIG_MEAN] = comp / n / MIB;
-		m[M_COMP_OPT_MEAN] = opt_comp / n / MIB;
-	}
-	if (!run->opt) {
-		m[M_OPT_MEAN] = NAN;
-		m[M_COMP_OPT_MEAN] = NAN;
-	}
-	/* The optimum often keeps the compositor in VRAM: no multiple. */
-	m[M_X_OPT] = opt_multiple(run, game + comp, opt_game + opt_comp);
-	m[M_X_OPT_GAME] = opt_multiple(run, game, opt_game);
-
-	m[M_MIG_P50] = sorted_pct(mig, n, 50);
-	m[M_MIG_P99] = percentile(mig, n, 99);
-	m[M_GAME_MIG_P50] = sorted_pct(gmig, n, 50);
-	m[M_COMP_MIG_P50] = sorted_pct(cmig, n, 50);
-	m[M_TIME_P50] = sorted_pct(ft, n, 50);
-	m[M_TIME_P99] = percentile(ft, n, 99);
-	m[M_WALL_P50] = sorted_pct(wall, n, 50);
-
-	free(mig);
-	return 0;
-}
-
 static void format_ratio(char *buf, size_t len, double v, double ref)
 {
 	if (!isfinite(v) || !isfinite(ref))
@@ -1539,185 +868,12 @@ static void format_ratio(char *buf, size_t len, double v, double ref)
 		snprintf(buf, len, "-");
 }
 
-static int print_table(const struct config *cfg, const struct mode_run *runs,
-		       unsigned int n_runs, unsigned int phase)
-{
-	static const char * const scope[] = {
-		"all frames", "phase 1, working set 9/8 VRAM",
-		"phase 2, working set 10/8 VRAM",
-	};
-	double m[MAX_RUN_MODES][M_COUNT];
-	const struct mode_run *ref = NULL;
-	char line[1024], ratio[32];
-	unsigned int i, r;
-	int len, ret;
-
-	for (r = 0; r < n_runs; r++) {
-		if (!runs[r].supported)
-			continue;
-		if (!ref)
-			ref = &runs[r];
-		ret = summarize(cfg, &runs[r], phase, m[r]);
-		if (ret)
-			return ret;
-	}
-	if (!ref)
-		return 0;
-
-	bench_info("");
-	bench_info("%s, %u frames per mode; ratio = mode / %s", scope[phase],
-		   phase ? cfg->frames : 2 * cfg->frames, ref->mode->name);
-	len = snprintf(line, sizeof(line), "%-26s", "metric");
-	for (r = 0; r < n_runs; r++) {
-		if (!runs[r].supported)
-			continue;
-		len += snprintf(line + len, sizeof(line) - len, " %11s",
-				runs[r].mode->name);
-		if (&runs[r] != ref)
-			len += snprintf(line + len, sizeof(line) - len,
-					" %7s", "ratio");
-	}
-	bench_info("%s", line);
-
-	for (i = 0; i < M_COUNT; i++) {
-		len = snprintf(line, sizeof(line), "%-26s",
-			       metric_desc[i].name);
-		for (r = 0; r < n_runs; r++) {
-			if (!runs[r].supported)
-				continue;
-			len += snprintf(line + len, sizeof(line) - len,
-					" %11.*f", metric_desc[i].decimals,
-					m[r][i]);
-			if (&runs[r] == ref)
-				continue;
-			format_ratio(ratio, sizeof(ratio), m[r][i],
-				     m[ref - runs][i]);
-			len += snprintf(line + len, sizeof(line) - len,
-					" %7s", ratio);
-		}
-		bench_info("%s", line);
-	}
-	return 0;
-}
-
-static void write_csv(FILE *f, const char *pfx, const struct config *cfg,
-		      const struct mode_run *runs, unsigned int n_runs)
-{
-	const struct frame_rec *fr;
-	unsigned int r, i;
-
-	fprintf(f, "%s%s\n", pfx, CSV_HEADER);
-	for (r = 0; r < n_runs; r++) {
-		for (i = 0; i < runs[r].n_frames; i++) {
-			fr = &runs[r].frames[i];
-			fprintf(f, "%s%s,%u,%u,%llu,%.3f,%llu,%llu,", pfx,
-				runs[r].mode->name, fr->phase, fr->frame,
-				(unsigned long long)frame_migrated(fr),
-				frame_time_us(cfg, fr),
-				(unsigned long long)(fr->game.failed_submits +
-						     fr->comp.failed_submits),
-				(unsigned long long)(fr->game.pingpongs +
-						     fr->comp.pingpongs));
-			if (runs[r].opt)
-				fprintf(f, "%llu",
-					(unsigned long long)(runs[r].opt[i].game +
-							     runs[r].opt[i].comp));
-			fputc('\n', f);
-		}
-	}
-}
-
-/*
- * Each mode's whole run, warm-up included, against MIN's total on the same
- * jobs from empty VRAM: the one figure the optimum bounds.
- */
-static void print_run_bounds(const struct mode_run *runs, unsigned int n)
-{
-	unsigned int r;
-
-	bench_info("whole run, against MIN's total (a lower bound)");
-	for (r = 0; r < n; r++) {
-		if (!runs[r].supported || !runs[r].opt)
-			continue;
-		bench_info("%-10s migrated %9.1f MiB, optimum %9.1f MiB, x%.2f",
-			   runs[r].mode->name, runs[r].run_migrated / MIB,
-			   runs[r].run_optimum / MIB,
-			   opt_multiple(&runs[r], runs[r].run_migrated,
-					runs[r].run_optimum));
-	}
-}
-
-/* Compare what userspace saw with what the kernel counted. */
-static void check_run(const struct mode_run *run)
-{
-	unsigned long long kgame = 0, kcomp = 0, ksub = 0;
-	const char *name = run->mode->name;
-	unsigned int i;
-
-	for (i = 0; i < run->n_frames; i++) {
-		kgame += run->frames[i].game.failed_submits;
-		kcomp += run->frames[i].comp.failed_submits;
-		ksub += run->frames[i].game.submits;
-	}
-	bench_info("mode %s: done in %llu ms", name,
-		   (unsigned long long)run->elapsed_ms);
-	bench_info("mode %s: compositor %llu jobs, %llu failed, %llu missed",
-		   name, (unsigned long long)run->comp.submits,
-		   (unsigned long long)run->comp.failed,
-		   (unsigned long long)run->comp.missed_ticks);
-	if (ksub != GAME_PASSES * run->n_frames)
-		bench_info("mode %s: WARNING %llu game jobs in %u frames",
-			   name, ksub, run->n_frames);
-	if (kgame != run->game_failed)
-		bench_info("mode %s: WARNING game failed %llu, kernel %llu",
-			   name, (unsigned long long)run->game_failed, kgame);
-	if (kcomp > run->comp.failed)
-		bench_info("mode %s: WARNING comp. failed %llu, kernel %llu",
-			   name, (unsigned long long)run->comp.failed, kcomp);
-}
-
 static void print_modes(FILE *f)
 {
 	unsigned int i;
 
 	for (i = 0; i < N_MODES; i++)
 		fprintf(f, "  %-10s %s\n", modes[i].name, modes[i].desc);
-}
-
-static void print_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: vttm_bench [options]\n"
-		"VRAM overcommit benchmark for the vttm driver: a game and a\n"
-		"compositor, run once per mode, compared with the first mode.\n"
-		"\n"
-		"  -f, --frames N          frames per phase (default %u)\n"
-		"  -w, --warmup N          unrecorded frames (default %u)\n"
-		"  -s, --short             %u frames per phase, %u warm-up\n"
-		"  -m, --modes A,B,...     modes to run, in order; ratios are\n"
-		"                          to the first (default: all)\n"
-		"  -l, --list-modes        list the modes and exit\n"
-		"  -d, --device PATH       DRM node (default: scan /dev/dri)\n"
-		"  -V, --vram-size BYTES   VRAM size, suffix K/M/G allowed\n"
-		"                          (default: " VRAM_PARAM ")\n"
-		"      --game-us N         game job, us (default %u)\n"
-		"      --comp-us N         compositor job, us (default %u)\n"
-		"      --comp-period-us N  compositor period, us (default %u)\n"
-		"      --stream-step N     streaming window step, buffers per\n"
-		"                          frame (default %u)\n"
-		"      --link-gbs X        modelled link, GB/s (default %.0f)\n"
-		"  -c, --csv PATH          write the per-frame CSV to PATH\n"
-		"      --csv-stdout        print the CSV to stdout, each line\n"
-		"                          prefixed \"" CSV_PFX "\"\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"Exit status: 0 done, 1 error, 2 bad usage, 4 no vttm device.\n"
-		"\n"
-		"modes:\n",
-		DEF_FRAMES, DEF_WARMUP, SHORT_FRAMES, SHORT_WARMUP,
-		DEF_GAME_US, DEF_COMP_US, DEF_COMP_PERIOD_US, GAME_WIN_BOS,
-		DEF_LINK_GBS);
-	print_modes(f);
 }
 
 static bool parse_modes(struct config *cfg, const char *arg)
@@ -1748,27 +904,1022 @@ static bool parse_modes(struct config *cfg, const char *arg)
 	return ok && cfg->n_modes;
 }
 
+static void trace_free(struct job_trace *t)
+{
+	free(t->start);
+	free(t->bos);
+	free(t->frame);
+	free(t->client);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Makes room for one more job of @n buffers. */
+static int trace_reserve(struct job_trace *t, unsigned int n)
+{
+	unsigned int need = (t->n_jobs ? t->start[t->n_jobs] : 0) + n;
+	void *p;
+
+	if (t->n_jobs + 2 > t->cap_jobs) {
+		t->cap_jobs = t->cap_jobs ? 2 * t->cap_jobs : 1024;
+		p = realloc(t->start, t->cap_jobs * sizeof(*t->start));
+		if (!p)
+			return -ENOMEM;
+		t->start = p;
+		p = realloc(t->frame, t->cap_jobs * sizeof(*t->frame));
+		if (!p)
+			return -ENOMEM;
+		t->frame = p;
+		p = realloc(t->client, t->cap_jobs * sizeof(*t->client));
+		if (!p)
+			return -ENOMEM;
+		t->client = p;
+	}
+	if (need > t->cap_bos) {
+		while (need > t->cap_bos)
+			t->cap_bos = t->cap_bos ? 2 * t->cap_bos : 16384;
+		p = realloc(t->bos, t->cap_bos * sizeof(*t->bos));
+		if (!p)
+			return -ENOMEM;
+		t->bos = p;
+	}
+	return 0;
+}
+
+/* Records an accepted job: buffers @idx of the scenario. */
+static int trace_add(struct job_trace *t, unsigned int frame,
+		     unsigned int client, const unsigned int *idx,
+		     unsigned int n)
+{
+	unsigned int j = t->n_jobs;
+	int ret;
+
+	ret = trace_reserve(t, n);
+	if (ret)
+		return ret;
+	if (!j)
+		t->start[0] = 0;
+	memcpy(t->bos + t->start[j], idx, n * sizeof(*idx));
+	t->start[j + 1] = t->start[j] + n;
+	t->frame[j] = frame;
+	t->client[j] = client;
+	t->n_jobs++;
+	return 0;
+}
+
+/* Creates the buffers of phases up to @phase that do not exist yet. */
+static int engine_enter_phase(struct engine *e, unsigned int phase)
+{
+	const struct scenario *s = e->s;
+	const struct scn_bo *bo;
+	unsigned int i;
+	int fd, ret;
+
+	for (i = 0; i < s->n_bos; i++) {
+		bo = &s->bos[i];
+		if (e->handles[i] || bo->phase > phase)
+			continue;
+		fd = e->cl[s->groups[bo->group].client].fd;
+		ret = vttm_bo_create(fd, bo->size, bo->placements,
+				     &e->handles[i]);
+		if (!ret)
+			ret = vttm_set_residency(fd, e->handles[i], bo->level);
+		if (ret) {
+			bench_err("%s: group %s: BO_CREATE: %s", s->name,
+				  s->groups[bo->group].name, strerror(-ret));
+			return ret;
+		}
+	}
+	e->phase = phase;
+	return 0;
+}
+
+static int engine_read_stats(struct engine *e, struct drm_vttm_stats *st)
+{
+	unsigned int c;
+	int ret;
+
+	for (c = 0; c < e->s->n_clients; c++) {
+		ret = vttm_stats(e->cl[c].fd, &st[c]);
+		if (ret) {
+			bench_err("STATS: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Ends the current frame: records it unless it is a warm-up frame. */
+static int engine_end_frame(struct engine *e)
+{
+	const struct scenario *s = e->s;
+	struct drm_vttm_stats now[SCN_MAX_CLIENTS];
+	struct frame_rec *rec;
+	unsigned int c;
+	int ret;
+
+	ret = engine_read_stats(e, now);
+	if (ret)
+		return ret;
+	if (e->phase) {
+		rec = &e->run->frames[e->run->n_frames++];
+		rec->phase = e->phase;
+		rec->frame = e->frame - s->phases[0].frames;
+		rec->wall_ns = now_ns() - e->frame_wall;
+		rec->virt_ns = e->cl[s->frame_client].t - e->frame_virt;
+		for (c = 0; c < s->n_clients; c++)
+			stats_sub(&rec->st[c], &now[c], &e->last[c]);
+	}
+	memcpy(e->last, now, sizeof(now));
+	return 0;
+}
+
+/* Starts the next frame; returns 1 when the run is over. */
+static int engine_next_frame(struct engine *e)
+{
+	unsigned int phase;
+	int ret;
+
+	ret = engine_end_frame(e);
+	if (ret)
+		return ret;
+	if (++e->frame == e->total_frames)
+		return 1;
+	phase = scn_frame_phase(e->s, e->frame);
+	if (phase != e->phase) {
+		ret = engine_enter_phase(e, phase);
+		if (ret)
+			return ret;
+	}
+	e->frame_wall = now_ns();
+	e->frame_virt = e->cl[e->s->frame_client].t;
+	return 0;
+}
+
+/* The client whose next job comes first; ties go to the first declared. */
+static unsigned int engine_next_client(const struct engine *e)
+{
+	unsigned int c, best = 0;
+
+	for (c = 1; c < e->s->n_clients; c++)
+		if (e->cl[c].t < e->cl[best].t)
+			best = c;
+	return best;
+}
+
+/* Waits, as the virtual clock says, for the client's job to end. */
+static int engine_wait(struct engine *e, struct client_run *cl,
+		       unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = vttm_wait(cl->fd, e->job_handles[i]);
+		if (ret) {
+			bench_err("WAIT: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Counts and traces a job the kernel took; waits for it if it says so. */
+static int engine_accepted(struct engine *e, unsigned int c,
+			   const struct scn_job *job, unsigned int n)
+{
+	int ret;
+
+	e->run->jobs[c]++;
+	ret = trace_add(&e->trace, e->frame, c, e->idx, n);
+	if (!ret && job->wait)
+		ret = engine_wait(e, &e->cl[c], n);
+	return ret;
+}
+
+/* Moves a client past the end of a loop to the start of its next one. */
+static void engine_end_loop(struct engine *e, unsigned int c)
+{
+	const struct scn_client *sc = &e->s->clients[c];
+	struct client_run *cl = &e->cl[c];
+	__u64 next = cl->loop_start + sc->period_ns;
+
+	cl->job = 0;
+	cl->loop++;
+	if (sc->period_ns) {
+		while (next < cl->t) {
+			next += sc->period_ns;
+			e->run->missed_ticks[c]++;
+		}
+		cl->t = next;
+	}
+	cl->loop_start = cl->t;
+}
+
+/* Submits client @c's next job at its virtual time. */
+static int engine_submit(struct engine *e, unsigned int c)
+{
+	const struct scenario *s = e->s;
+	const struct scn_client *sc = &s->clients[c];
+	const struct scn_job *job = &s->jobs[sc->first_job + e->cl[c].job];
+	struct client_run *cl = &e->cl[c];
+	__u64 start, end, wall;
+	unsigned int i, n;
+	int ret;
+
+	n = scn_job_bos(s, job, cl->loop, e->phase, e->idx);
+	for (i = 0; i < n; i++)
+		e->job_handles[i] = e->handles[e->idx[i]];
+	start = cl->t > cl->queue_end ? cl->t : cl->queue_end;
+	end = start + job->duration_ns;
+
+	/* Never ahead of the virtual clock, so the kernel's timers agree. */
+	wall = now_ns() - e->wall_start;
+	if (wall < cl->t)
+		sleep_ns(cl->t - wall);
+
+	ret = vttm_submit(cl->fd, e->job_handles, n,
+			  end - cl->t < VTTM_SUBMIT_MAX_NS ? end - cl->t :
+							     VTTM_SUBMIT_MAX_NS);
+	if (job_failure(ret)) {
+		e->run->failed[c]++;
+		ret = 0;
+	} else if (ret) {
+		bench_err("%s: client %s: SUBMIT: %s", s->name, sc->name,
+			  strerror(-ret));
+	} else {
+		ret = engine_accepted(e, c, job, n);
+	}
+	if (ret)
+		return ret;
+	cl->queue_end = end;
+	if (job->wait)
+		cl->t = end;
+	if (++cl->job == sc->n_jobs)
+		engine_end_loop(e, c);
+	return 0;
+}
+
+/* Runs the scenario's frames: the event loop of the virtual clock. */
+static int engine_loop(struct engine *e)
+{
+	unsigned int fc = e->s->frame_client, c;
+	int ret;
+
+	ret = engine_read_stats(e, e->last);
+	if (ret)
+		return ret;
+	e->wall_start = now_ns();
+	e->frame_wall = e->wall_start;
+	for (;;) {
+		c = engine_next_client(e);
+		if (c == fc && !e->cl[c].job && e->cl[c].loop) {
+			ret = engine_next_frame(e);
+			if (ret)
+				return ret > 0 ? 0 : ret;
+		}
+		ret = engine_submit(e, c);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Waits for every buffer of every client to be idle. */
+static int engine_idle(struct engine *e)
+{
+	const struct scenario *s = e->s;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->n_bos; i++) {
+		if (!e->handles[i])
+			continue;
+		ret = vttm_wait(e->cl[s->groups[s->bos[i].group].client].fd,
+				e->handles[i]);
+		if (ret) {
+			bench_err("WAIT: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The unit size of the optimum, and each VRAM-only buffer's first unit. */
+static __u64 opt_units(const struct scenario *s, unsigned int *first,
+		       unsigned int *n_units)
+{
+	__u64 unit = 0, n = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n_bos; i++)
+		if (s->bos[i].placements == VTTM_PLACE_VRAM)
+			unit = gcd_u64(unit, s->bos[i].size);
+	for (i = 0; i < s->n_bos && unit; i++) {
+		first[i] = n;
+		if (s->bos[i].placements == VTTM_PLACE_VRAM)
+			n += s->bos[i].size / unit;
+		if (n > OPT_MAX_UNITS)
+			return 0;
+	}
+	*n_units = n;
+	return unit;
+}
+
+/* The trace as units of @unit: VRAM-only buffers only. */
+static int opt_units_trace(const struct scenario *s,
+			   const struct job_trace *t, __u64 unit,
+			   const unsigned int *first, unsigned int *start,
+			   unsigned int **units)
+{
+	unsigned int j, k, u, n = 0, b;
+	size_t total = 0;
+
+	for (k = 0; k < (t->n_jobs ? t->start[t->n_jobs] : 0); k++)
+		if (s->bos[t->bos[k]].placements == VTTM_PLACE_VRAM)
+			total += s->bos[t->bos[k]].size / unit;
+	*units = calloc(total + 1, sizeof(**units));
+	if (!*units)
+		return -ENOMEM;
+	for (j = 0; j < t->n_jobs; j++) {
+		start[j] = n;
+		for (k = t->start[j]; k < t->start[j + 1]; k++) {
+			b = t->bos[k];
+			if (s->bos[b].placements != VTTM_PLACE_VRAM)
+				continue;
+			for (u = 0; u < s->bos[b].size / unit; u++)
+				(*units)[n++] = first[b] + u;
+		}
+	}
+	start[t->n_jobs] = n;
+	return 0;
+}
+
+/*
+ * Replays the run's trace with MIN and counts what it migrates in all,
+ * and per recorded frame and client. Leaves has_opt false, and says why,
+ * when the trace cannot be replayed.
+ */
+static int run_optimum(const struct config *cfg, const struct scenario *s,
+		       struct mode_run *run, const struct job_trace *t)
+{
+	unsigned int *first, *start = NULL, *units = NULL;
+	unsigned int *loaded = NULL, *evicted = NULL;
+	unsigned int j, n_units = 0, warm = s->phases[0].frames;
+	__u64 unit, bytes;
+	int ret = -ENOMEM;
+
+	first = calloc(s->n_bos + 1, sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	unit = opt_units(s, first, &n_units);
+	if (!unit) {
+		bench_info("%s: mode %s: no optimum: %s", s->name,
+			   run->mode->name, n_units ?
+			   "buffer sizes share no large unit" :
+			   "no buffer is VRAM-only");
+		free(first);
+		return 0;
+	}
+	start = calloc(t->n_jobs + 1, sizeof(*start));
+	loaded = calloc(t->n_jobs + 1, sizeof(*loaded));
+	evicted = calloc(t->n_jobs + 1, sizeof(*evicted));
+	if (!start || !loaded || !evicted)
+		goto out;
+	ret = opt_units_trace(s, t, unit, first, start, &units);
+	if (ret)
+		goto out;
+	ret = belady_min(n_units, (cfg->vram_size + unit - 1) / unit,
+			 t->n_jobs, start, units, loaded, evicted);
+	if (ret == -E2BIG) {
+		bench_info("%s: mode %s: no optimum: a job exceeds VRAM",
+			   s->name, run->mode->name);
+		ret = 0;
+		goto out;
+	}
+	if (ret)
+		goto out;
+
+	for (j = 0; j < t->n_jobs; j++) {
+		bytes = (__u64)(loaded[j] + evicted[j]) * unit;
+		run->run_optimum += bytes;
+		if (t->frame[j] >= warm && t->frame[j] - warm < run->n_frames)
+			run->frames[t->frame[j] - warm].opt[t->client[j]] +=
+				bytes;
+	}
+	run->has_opt = true;
+out:
+	free(first);
+	free(start);
+	free(units);
+	free(loaded);
+	free(evicted);
+	return ret;
+}
+
+static int engine_open(struct engine *e)
+{
+	unsigned int c;
+
+	for (c = 0; c < e->s->n_clients; c++) {
+		e->cl[c].fd = open_client(e->cfg->device);
+		if (e->cl[c].fd < 0) {
+			bench_err("open %s: %s", e->cfg->device,
+				  strerror(-e->cl[c].fd));
+			return e->cl[c].fd;
+		}
+	}
+	return 0;
+}
+
+static void engine_close(struct engine *e)
+{
+	unsigned int c;
+
+	for (c = 0; c < e->s->n_clients; c++)
+		if (e->cl[c].fd >= 0)
+			close(e->cl[c].fd);
+	free(e->handles);
+	trace_free(&e->trace);
+}
+
+/* Whole-run migration: fresh clients, so their stats cover the run. */
+static int engine_run_migrated(struct engine *e)
+{
+	struct drm_vttm_stats st[SCN_MAX_CLIENTS];
+	unsigned int c;
+	int ret;
+
+	ret = engine_read_stats(e, st);
+	for (c = 0; !ret && c < e->s->n_clients; c++)
+		e->run->run_migrated += stats_migrated(&st[c]);
+	return ret;
+}
+
+/* Runs scenario @s once, in one mode, with fresh clients and buffers. */
+static int run_mode(const struct config *cfg, const struct scenario *s,
+		    struct mode_run *run)
+{
+	const struct bench_mode *mode = run->mode;
+	struct engine e = { .cfg = cfg, .s = s, .run = run };
+	unsigned int c;
+	__u64 start;
+	int ret;
+
+	ret = set_knobs(cfg, mode);
+	/* Without the knobs, the device does what "all" does. */
+	if (ret && strcmp(mode->name, "all")) {
+		bench_info("mode %s: cannot set the device's knobs (%s); skipped",
+			   mode->name, strerror(-ret));
+		return 0;
+	}
+
+	for (c = 0; c < SCN_MAX_CLIENTS; c++) {
+		e.cl[c].fd = -1;
+		/* A client without jobs only holds buffers: it never runs. */
+		if (c < s->n_clients && !s->clients[c].n_jobs)
+			e.cl[c].t = ~0ULL;
+	}
+	e.total_frames = scn_total_frames(s);
+	e.handles = calloc(s->n_bos, sizeof(*e.handles));
+	run->frames = calloc(e.total_frames, sizeof(*run->frames));
+	if (!e.handles || !run->frames) {
+		ret = -ENOMEM;
+		bench_err("out of memory");
+		goto out;
+	}
+	start = now_ns();
+	ret = engine_open(&e);
+	if (!ret)
+		ret = engine_enter_phase(&e, scn_frame_phase(s, 0));
+	if (ret)
+		goto out;
+	run->supported = true;
+
+	ret = engine_loop(&e);
+	if (!ret)
+		ret = engine_idle(&e);
+	run->elapsed_ms = (now_ns() - start) / NSEC_PER_MSEC;
+	if (!ret)
+		ret = engine_run_migrated(&e);
+	if (!ret)
+		ret = run_optimum(cfg, s, run, &e.trace);
+out:
+	engine_close(&e);
+	sleep_ns(SETTLE_NS);
+	return ret;
+}
+
+/* The report's figures over some frames of a run: one row each. */
+enum row {
+	R_MIG_P50,
+	R_MIG_P99,
+	R_MIG_MEAN,
+	R_OPT_MEAN,
+	R_X_OPT,
+	R_TIME_P50,
+	R_TIME_P99,
+	R_HIGH_EVICT,
+	R_WALL_P50,
+	R_GLOBAL_ROWS,
+};
+
+/* Per client, after the global rows. */
+enum client_row {
+	CR_MIG_MEAN,
+	CR_OPT_MEAN,
+	CR_X_OPT,
+	CR_PINGPONGS,
+	CR_FAILED,
+	CR_EVICTIONS,
+	CR_JOBS,
+	CR_ROWS,
+};
+
+#define MAX_ROWS	(R_GLOBAL_ROWS + SCN_MAX_CLIENTS * CR_ROWS)
+
+struct row_desc {
+	const char *name;
+	int decimals;
+};
+
+static const struct row_desc row_desc[R_GLOBAL_ROWS] = {
+	[R_MIG_P50]	= { "migrated MiB/frame p50", 2 },
+	[R_MIG_P99]	= { "migrated MiB/frame p99", 2 },
+	[R_MIG_MEAN]	= { "migrated MiB/frame mean", 2 },
+	[R_OPT_MEAN]	= { "optimum MiB/frame mean", 2 },
+	[R_X_OPT]	= { "migrated x optimum", 2 },
+	[R_TIME_P50]	= { "model frame time us p50", 1 },
+	[R_TIME_P99]	= { "model frame time us p99", 1 },
+	[R_HIGH_EVICT]	= { "level high+ evicted MiB/fr", 2 },
+	[R_WALL_P50]	= { "wall frame time us p50", 0 },
+};
+
+static const struct row_desc client_row_desc[CR_ROWS] = {
+	[CR_MIG_MEAN]	= { "MiB/frame mean", 2 },
+	[CR_OPT_MEAN]	= { "optimum MiB/frame", 2 },
+	[CR_X_OPT]	= { "x optimum", 2 },
+	[CR_PINGPONGS]	= { "ping-pongs", 0 },
+	[CR_FAILED]	= { "failed submits", 0 },
+	[CR_EVICTIONS]	= { "evictions of its bufs", 0 },
+	[CR_JOBS]	= { "jobs", 0 },
+};
+
+static __u64 frame_migrated(const struct scenario *s,
+			    const struct frame_rec *f)
+{
+	__u64 sum = 0;
+	unsigned int c;
+
+	for (c = 0; c < s->n_clients; c++)
+		sum += stats_migrated(&f->st[c]);
+	return sum;
+}
+
+static __u64 frame_optimum(const struct scenario *s,
+			   const struct frame_rec *f)
+{
+	__u64 sum = 0;
+	unsigned int c;
+
+	for (c = 0; c < s->n_clients; c++)
+		sum += f->opt[c];
+	return sum;
+}
+
+static double frame_time_us(const struct config *cfg,
+			    const struct scenario *s, const struct frame_rec *f)
+{
+	double sec = (double)f->virt_ns / NSEC_PER_SEC +
+		     (double)frame_migrated(s, f) / cfg->link_bps;
+
+	return sec * 1e6;
+}
+
+/*
+ * A run's migration as a multiple of the optimum's: nan without an
+ * optimum (the run said why), 1 where neither moved anything.
+ */
+static double opt_multiple(const struct mode_run *run, double bytes,
+			   double opt)
+{
+	if (!run->has_opt)
+		return NAN;
+	if (opt > 0)
+		return bytes / opt;
+	return bytes > 0 ? INFINITY : 1;
+}
+
+/* The per-client rows of @m over the frames of @phase (0: all). */
+static void summarize_clients(const struct scenario *s,
+			      const struct mode_run *run, unsigned int phase,
+			      double *m)
+{
+	double mig, opt, n = 0;
+	const struct frame_rec *f;
+	unsigned int c, i;
+	double *cm;
+
+	for (c = 0; c < s->n_clients; c++) {
+		cm = m + R_GLOBAL_ROWS + c * CR_ROWS;
+		mig = 0;
+		opt = 0;
+		n = 0;
+		for (i = 0; i < run->n_frames; i++) {
+			f = &run->frames[i];
+			if (phase && f->phase != phase)
+				continue;
+			n++;
+			mig += stats_migrated(&f->st[c]);
+			opt += f->opt[c];
+			cm[CR_PINGPONGS] += f->st[c].pingpongs;
+			cm[CR_FAILED] += f->st[c].failed_submits;
+			cm[CR_EVICTIONS] += f->st[c].evictions;
+			cm[CR_JOBS] += f->st[c].submits;
+		}
+		cm[CR_MIG_MEAN] = n ? mig / n / MIB : 0;
+		cm[CR_OPT_MEAN] = run->has_opt && n ? opt / n / MIB : NAN;
+		cm[CR_X_OPT] = opt_multiple(run, mig, opt);
+	}
+}
+
+/* Fill @m with the figures of @run over @phase, or all frames for 0. */
+static int summarize(const struct config *cfg, const struct scenario *s,
+		     const struct mode_run *run, unsigned int phase, double *m)
+{
+	double mig_sum = 0, opt_sum = 0, high = 0;
+	double *mig, *ft, *wall;
+	const struct frame_rec *f;
+	unsigned int i, c, n = 0;
+
+	mig = calloc(3 * (size_t)(run->n_frames + 1), sizeof(*mig));
+	if (!mig)
+		return -ENOMEM;
+	ft = mig + run->n_frames + 1;
+	wall = ft + run->n_frames + 1;
+
+	for (i = 0; i < MAX_ROWS; i++)
+		m[i] = 0;
+	for (i = 0; i < run->n_frames; i++) {
+		f = &run->frames[i];
+		if (phase && f->phase != phase)
+			continue;
+		mig[n] = frame_migrated(s, f) / MIB;
+		ft[n] = frame_time_us(cfg, s, f);
+		wall[n] = f->wall_ns / 1000.0;
+		n++;
+		mig_sum += frame_migrated(s, f);
+		opt_sum += frame_optimum(s, f);
+		for (c = 0; c < s->n_clients; c++)
+			high += f->st[c].bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] +
+				f->st[c].bytes_evicted_from_level[VTTM_RESIDENCY_MAXIMUM];
+	}
+	if (n) {
+		m[R_MIG_MEAN] = mig_sum / n / MIB;
+		m[R_OPT_MEAN] = opt_sum / n / MIB;
+		m[R_HIGH_EVICT] = high / n / MIB;
+	}
+	if (!run->has_opt)
+		m[R_OPT_MEAN] = NAN;
+	m[R_X_OPT] = opt_multiple(run, mig_sum, opt_sum);
+	m[R_MIG_P50] = sorted_pct(mig, n, 50);
+	m[R_MIG_P99] = percentile(mig, n, 99);
+	m[R_TIME_P50] = sorted_pct(ft, n, 50);
+	m[R_TIME_P99] = percentile(ft, n, 99);
+	m[R_WALL_P50] = sorted_pct(wall, n, 50);
+	summarize_clients(s, run, phase, m);
+	free(mig);
+	return 0;
+}
+
+/* Row @i's label: a global row's, or a client's name and its row's. */
+static void row_label(const struct scenario *s, unsigned int i, char *buf,
+		      size_t len)
+{
+	if (i < R_GLOBAL_ROWS) {
+		snprintf(buf, len, "%s", row_desc[i].name);
+		return;
+	}
+	i -= R_GLOBAL_ROWS;
+	snprintf(buf, len, " %.10s %s", s->clients[i / CR_ROWS].name,
+		 client_row_desc[i % CR_ROWS].name);
+}
+
+static int row_decimals(unsigned int i)
+{
+	if (i < R_GLOBAL_ROWS)
+		return row_desc[i].decimals;
+	return client_row_desc[(i - R_GLOBAL_ROWS) % CR_ROWS].decimals;
+}
+
+static void print_row(const struct scenario *s, const struct mode_run *runs,
+		      unsigned int n_runs, const struct mode_run *ref,
+		      double (*m)[MAX_ROWS], unsigned int i)
+{
+	char line[1024], label[64], ratio[32];
+	unsigned int r;
+	int len;
+
+	row_label(s, i, label, sizeof(label));
+	len = snprintf(line, sizeof(line), "%-32s", label);
+	for (r = 0; r < n_runs; r++) {
+		if (!runs[r].supported)
+			continue;
+		len += snprintf(line + len, sizeof(line) - len, " %11.*f",
+				row_decimals(i), m[r][i]);
+		if (&runs[r] == ref)
+			continue;
+		format_ratio(ratio, sizeof(ratio), m[r][i], m[ref - runs][i]);
+		len += snprintf(line + len, sizeof(line) - len, " %7s", ratio);
+	}
+	bench_info("%s", line);
+}
+
+static int print_table(const struct config *cfg, const struct scenario *s,
+		       const struct mode_run *runs, unsigned int n_runs,
+		       unsigned int phase)
+{
+	double (*m)[MAX_ROWS];
+	const struct mode_run *ref = NULL;
+	unsigned int i, r, n_rows, frames = 0;
+	char line[1024];
+	int len, ret = 0;
+
+	m = calloc(n_runs, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (r = 0; r < n_runs && !ret; r++) {
+		if (!runs[r].supported)
+			continue;
+		if (!ref)
+			ref = &runs[r];
+		ret = summarize(cfg, s, &runs[r], phase, m[r]);
+	}
+	if (ret || !ref)
+		goto out;
+
+	for (i = 0; i < ref->n_frames; i++)
+		frames += !phase || ref->frames[i].phase == phase;
+	bench_info("");
+	bench_info("%s, %s%s, %u frames per mode; ratio = mode / %s", s->name,
+		   phase ? "phase " : "all phases",
+		   phase ? s->phases[phase].name : "", frames,
+		   ref->mode->name);
+	len = snprintf(line, sizeof(line), "%-32s", "metric");
+	for (r = 0; r < n_runs; r++) {
+		if (!runs[r].supported)
+			continue;
+		len += snprintf(line + len, sizeof(line) - len, " %11s",
+				runs[r].mode->name);
+		if (&runs[r] != ref)
+			len += snprintf(line + len, sizeof(line) - len,
+					" %7s", "ratio");
+	}
+	bench_info("%s", line);
+	n_rows = R_GLOBAL_ROWS + s->n_clients * CR_ROWS;
+	for (i = 0; i < n_rows; i++)
+		print_row(s, runs, n_runs, ref, m, i);
+out:
+	free(m);
+	return ret;
+}
+
+static void write_csv(FILE *f, const char *pfx, const struct config *cfg,
+		      const struct scenario *s, const struct mode_run *run,
+		      unsigned int rep)
+{
+	const struct frame_rec *fr;
+	unsigned long long failed, pp;
+	unsigned int i, c;
+
+	for (i = 0; i < run->n_frames; i++) {
+		fr = &run->frames[i];
+		failed = 0;
+		pp = 0;
+		for (c = 0; c < s->n_clients; c++) {
+			failed += fr->st[c].failed_submits;
+			pp += fr->st[c].pingpongs;
+		}
+		fprintf(f, "%s%s,%s,%u,%u,%u,%llu,%.3f,%llu,%llu,", pfx,
+			s->name, run->mode->name, rep, fr->phase, fr->frame,
+			(unsigned long long)frame_migrated(s, fr),
+			frame_time_us(cfg, s, fr), failed, pp);
+		if (run->has_opt)
+			fprintf(f, "%llu",
+				(unsigned long long)frame_optimum(s, fr));
+		fputc('\n', f);
+	}
+}
+
+/*
+ * Each mode's whole run, warm-up included, against MIN's total on the same
+ * jobs from empty VRAM: the one figure the optimum bounds.
+ */
+static void print_run_bounds(const struct scenario *s,
+			     const struct mode_run *runs, unsigned int n)
+{
+	unsigned int r;
+
+	bench_info("");
+	bench_info("%s: whole run, against MIN's total (a lower bound)",
+		   s->name);
+	for (r = 0; r < n; r++) {
+		if (!runs[r].supported || !runs[r].has_opt)
+			continue;
+		bench_info("%-10s migrated %9.1f MiB, optimum %9.1f MiB, x%.2f",
+			   runs[r].mode->name, runs[r].run_migrated / MIB,
+			   runs[r].run_optimum / MIB,
+			   opt_multiple(&runs[r], runs[r].run_migrated,
+					runs[r].run_optimum));
+	}
+}
+
+/* The frames' client's multiple of the optimum in @phase. */
+static double phase_x_opt(const struct scenario *s, const struct mode_run *run,
+			  unsigned int phase)
+{
+	unsigned int c = s->frame_client, i;
+	double mig = 0, opt = 0;
+
+	for (i = 0; i < run->n_frames; i++) {
+		if (run->frames[i].phase != phase)
+			continue;
+		mig += stats_migrated(&run->frames[i].st[c]);
+		opt += run->frames[i].opt[c];
+	}
+	return opt_multiple(run, mig, opt);
+}
+
+static const struct mode_run *find_run(const struct mode_run *runs,
+				       unsigned int n, const char *name)
+{
+	unsigned int r;
+
+	for (r = 0; r < n; r++)
+		if (runs[r].supported && !strcmp(runs[r].mode->name, name))
+			return &runs[r];
+	return NULL;
+}
+
+/* The goal: with every feature, the frames' client within GOAL_X_OPT. */
+static void print_goal(const struct scenario *s, const struct mode_run *runs,
+		       unsigned int n)
+{
+	const struct mode_run *all = find_run(runs, n, "all");
+	const struct mode_run *base = find_run(runs, n, "baseline");
+	char ref[32];
+	double x, xb;
+	unsigned int p;
+
+	if (!all || !all->has_opt)
+		return;
+	bench_info("");
+	bench_info("%s: goal: %s within x%.1f of the optimum in every phase, with every feature",
+		   s->name, s->clients[s->frame_client].name, GOAL_X_OPT);
+	for (p = 1; p < s->n_phases; p++) {
+		x = phase_x_opt(s, all, p);
+		xb = base ? phase_x_opt(s, base, p) : NAN;
+		ref[0] = '\0';
+		if (base)
+			snprintf(ref, sizeof(ref), ", baseline x%.2f", xb);
+		bench_info("phase %-10s all x%.2f (%s)%s", s->phases[p].name, x,
+			   x <= GOAL_X_OPT ? "met" : "not met", ref);
+	}
+}
+
+static int cmp_double_p(const void *a, const void *b)
+{
+	return cmp_double(a, b);
+}
+
+/* With --runs, the spread of each mode's figures over its runs. */
+static void print_spread(const struct scenario *s, struct mode_run **reps,
+			 unsigned int n_modes, unsigned int n_reps)
+{
+	double v[MAX_RUNS];
+	unsigned int m, k, p, n;
+	char line[512];
+	int len;
+
+	if (n_reps < 2)
+		return;
+	bench_info("");
+	bench_info("%s: spread over %u runs of each mode: min median max", s->name,
+		   n_reps);
+	for (m = 0; m < n_modes; m++) {
+		if (!reps[0][m].supported || !reps[0][m].has_opt)
+			continue;
+		for (p = 0; p < s->n_phases; p++) {
+			for (k = 0, n = 0; k < n_reps; k++) {
+				const struct mode_run *r = &reps[k][m];
+
+				if (!r->has_opt)
+					continue;
+				v[n++] = p ? phase_x_opt(s, r, p) :
+					 opt_multiple(r, r->run_migrated,
+						      r->run_optimum);
+			}
+			if (!n)
+				continue;
+			qsort(v, n, sizeof(*v), cmp_double_p);
+			len = snprintf(line, sizeof(line), "%-10s %-16s",
+				       reps[0][m].mode->name,
+				       p ? s->phases[p].name : "whole run");
+			snprintf(line + len, sizeof(line) - len,
+				 " x%.2f x%.2f x%.2f%s", v[0], v[(n - 1) / 2],
+				 v[n - 1], p ? " (frames' client)" : "");
+			bench_info("%s", line);
+		}
+	}
+}
+
+/* Compare what the bench saw with what the kernel counted. */
+static void check_run(const struct scenario *s, const struct mode_run *run)
+{
+	struct drm_vttm_stats sum[SCN_MAX_CLIENTS] = { };
+	unsigned int i, c;
+
+	for (i = 0; i < run->n_frames; i++) {
+		for (c = 0; c < s->n_clients; c++) {
+			sum[c].failed_submits += run->frames[i].st[c].failed_submits;
+			sum[c].submits += run->frames[i].st[c].submits;
+		}
+	}
+	bench_info("%s: mode %s: done in %llu ms", s->name, run->mode->name,
+		   (unsigned long long)run->elapsed_ms);
+	for (c = 0; c < s->n_clients; c++) {
+		bench_info("%s: mode %s: %s: %llu jobs, %llu failed, %llu missed ticks",
+			   s->name, run->mode->name, s->clients[c].name,
+			   (unsigned long long)run->jobs[c] + run->failed[c],
+			   (unsigned long long)run->failed[c],
+			   (unsigned long long)run->missed_ticks[c]);
+		if (sum[c].failed_submits > run->failed[c] ||
+		    sum[c].submits > run->jobs[c] + run->failed[c])
+			bench_info("%s: mode %s: WARNING %s: the kernel counted %llu jobs, %llu failed",
+				   s->name, run->mode->name,
+				   s->clients[c].name,
+				   (unsigned long long)sum[c].submits,
+				   (unsigned long long)sum[c].failed_submits);
+	}
+}
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vttm_bench [options]\n"
+		"VRAM overcommit benchmark for the vttm driver: each scenario\n"
+		"runs once per mode, compared with the first mode and with the\n"
+		"offline optimum.\n"
+		"\n"
+		"  -r, --replay FILE       run the scenario in FILE (format:\n"
+		"                          " SCENARIO_DIR "/README); may repeat.\n"
+		"                          Default: every " SCENARIO_DIR "/NAME"
+		SCENARIO_SFX "\n"
+		"                          beside this program\n"
+		"      --check             read the scenarios, report errors\n"
+		"                          and exit; needs no device\n"
+		"  -f, --frames N          frames of every phase (default: the\n"
+		"                          scenario's)\n"
+		"  -w, --warmup N          unrecorded frames (default: the\n"
+		"                          scenario's)\n"
+		"  -s, --short             %u frames per phase, %u warm-up\n"
+		"  -n, --runs N            run each mode N times, print the\n"
+		"                          spread (default 1, at most %u)\n"
+		"  -m, --modes A,B,...     modes to run, in order; ratios are\n"
+		"                          to the first (default: all)\n"
+		"  -l, --list-modes        list the modes and exit\n"
+		"  -d, --device PATH       DRM node (default: scan /dev/dri)\n"
+		"  -V, --vram-size BYTES   VRAM size, suffix K/M/G allowed\n"
+		"                          (default: " VRAM_PARAM ")\n"
+		"      --link-gbs X        modelled link, GB/s (default %.0f)\n"
+		"  -c, --csv PATH          write the per-frame CSV to PATH\n"
+		"      --csv-stdout        print the CSV to stdout, each line\n"
+		"                          prefixed \"" CSV_PFX "\"\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 done, 1 error, 2 bad usage or scenario, 4 no\n"
+		"vttm device.\n"
+		"\n"
+		"modes:\n",
+		SHORT_FRAMES, SHORT_WARMUP, MAX_RUNS, DEF_LINK_GBS);
+	print_modes(f);
+}
+
 enum {
-	OPT_GAME_US = 256,
-	OPT_COMP_US,
-	OPT_COMP_PERIOD_US,
-	OPT_STREAM_STEP,
-	OPT_LINK_GBS,
+	OPT_LINK_GBS = 256,
 	OPT_CSV_STDOUT,
+	OPT_CHECK,
 };
 
 static const struct option long_opts[] = {
+	{ "replay", required_argument, NULL, 'r' },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "frames", required_argument, NULL, 'f' },
 	{ "warmup", required_argument, NULL, 'w' },
 	{ "short", no_argument, NULL, 's' },
+	{ "runs", required_argument, NULL, 'n' },
 	{ "modes", required_argument, NULL, 'm' },
 	{ "list-modes", no_argument, NULL, 'l' },
 	{ "device", required_argument, NULL, 'd' },
 	{ "vram-size", required_argument, NULL, 'V' },
-	{ "game-us", required_argument, NULL, OPT_GAME_US },
-	{ "comp-us", required_argument, NULL, OPT_COMP_US },
-	{ "comp-period-us", required_argument, NULL, OPT_COMP_PERIOD_US },
-	{ "stream-step", required_argument, NULL, OPT_STREAM_STEP },
 	{ "link-gbs", required_argument, NULL, OPT_LINK_GBS },
 	{ "csv", required_argument, NULL, 'c' },
 	{ "csv-stdout", no_argument, NULL, OPT_CSV_STDOUT },
@@ -1779,34 +1930,44 @@ static const struct option long_opts[] = {
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(struct config *cfg, int argc, char **argv)
 {
-	bool is_short = false, set_frames = false, set_warmup = false;
-	unsigned int game_us = DEF_GAME_US, comp_us = DEF_COMP_US;
-	unsigned int period_us = DEF_COMP_PERIOD_US;
+	bool is_short = false;
+	unsigned int v;
 	char *end;
 	bool ok;
 	int c;
 
-	cfg->frames = DEF_FRAMES;
-	cfg->warmup = DEF_WARMUP;
-	cfg->stream_step = GAME_WIN_BOS;
+	cfg->warmup = -1;
+	cfg->runs = 1;
 	cfg->link_bps = DEF_LINK_GBS * 1e9;
 	for (c = 0; c < (int)N_MODES && c < MAX_RUN_MODES; c++)
 		cfg->modes[cfg->n_modes++] = &modes[c];
 
-	while ((c = getopt_long(argc, argv, "f:w:sm:ld:V:c:h", long_opts,
+	while ((c = getopt_long(argc, argv, "r:f:w:sn:m:ld:V:c:h", long_opts,
 				NULL)) != -1) {
 		switch (c) {
+		case 'r':
+			ok = cfg->n_files < MAX_SCENARIOS;
+			if (ok)
+				cfg->files[cfg->n_files++] = optarg;
+			break;
+		case OPT_CHECK:
+			ok = true;
+			cfg->check_only = true;
+			break;
 		case 'f':
 			ok = parse_uint(optarg, &cfg->frames) && cfg->frames;
-			set_frames = true;
 			break;
 		case 'w':
-			ok = parse_uint(optarg, &cfg->warmup);
-			set_warmup = true;
+			ok = parse_uint(optarg, &v) && v <= INT_MAX;
+			cfg->warmup = v;
 			break;
 		case 's':
 			ok = true;
 			is_short = true;
+			break;
+		case 'n':
+			ok = parse_uint(optarg, &cfg->runs) && cfg->runs &&
+			     cfg->runs <= MAX_RUNS;
 			break;
 		case 'm':
 			ok = parse_modes(cfg, optarg);
@@ -1820,18 +1981,6 @@ static int parse_args(struct config *cfg, int argc, char **argv)
 			break;
 		case 'V':
 			ok = parse_size(optarg, &cfg->vram_size);
-			break;
-		case OPT_GAME_US:
-			ok = parse_uint(optarg, &game_us) && game_us;
-			break;
-		case OPT_COMP_US:
-			ok = parse_uint(optarg, &comp_us) && comp_us;
-			break;
-		case OPT_COMP_PERIOD_US:
-			ok = parse_uint(optarg, &period_us) && period_us;
-			break;
-		case OPT_STREAM_STEP:
-			ok = parse_uint(optarg, &cfg->stream_step);
 			break;
 		case OPT_LINK_GBS:
 			cfg->link_bps = strtod(optarg, &end) * 1e9;
@@ -1862,28 +2011,85 @@ static int parse_args(struct config *cfg, int argc, char **argv)
 		fprintf(stderr, PFX "unexpected argument: %s\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-
-	if (is_short && !set_frames)
+	if (is_short && !cfg->frames)
 		cfg->frames = SHORT_FRAMES;
-	if (is_short && !set_warmup)
+	if (is_short && cfg->warmup < 0)
 		cfg->warmup = SHORT_WARMUP;
-	cfg->game_ns = game_us * NSEC_PER_USEC;
-	cfg->comp_ns = comp_us * NSEC_PER_USEC;
-	cfg->comp_period_ns = period_us * NSEC_PER_USEC;
-	if (cfg->game_ns > VTTM_SUBMIT_MAX_NS ||
-	    cfg->comp_ns > VTTM_SUBMIT_MAX_NS) {
-		fprintf(stderr, PFX "a job may last at most %llu us\n",
-			VTTM_SUBMIT_MAX_NS / NSEC_PER_USEC);
-		return EXIT_USAGE;
+	return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* Without --replay: every scenario file beside this program, by name. */
+static int default_scenarios(struct config *cfg)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 16], *slash;
+	struct dirent *de;
+	ssize_t len;
+	size_t sfx = strlen(SCENARIO_SFX), n;
+	DIR *d;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return -errno;
+	exe[len] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(dir, sizeof(dir), "%s/" SCENARIO_DIR, exe);
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, PFX "%s: %s; give --replay FILE\n", dir,
+			strerror(errno));
+		return -ENOENT;
+	}
+	while ((de = readdir(d)) != NULL && cfg->n_files < MAX_SCENARIOS) {
+		n = strlen(de->d_name);
+		if (n <= sfx || strcmp(de->d_name + n - sfx, SCENARIO_SFX))
+			continue;
+		if (asprintf(&cfg->files[cfg->n_files], "%s/%s", dir,
+			     de->d_name) < 0)
+			break;
+		cfg->n_files++;
+	}
+	closedir(d);
+	if (!cfg->n_files) {
+		fprintf(stderr, PFX "no *" SCENARIO_SFX " in %s\n", dir);
+		return -ENOENT;
+	}
+	qsort(cfg->files, cfg->n_files, sizeof(*cfg->files), cmp_str);
+	return 0;
+}
+
+/* Reads every scenario before anything runs; returns -1 or an exit status. */
+static int load_scenarios(const struct config *cfg, struct scenario **s)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < cfg->n_files; i++) {
+		s[i] = calloc(1, sizeof(*s[i]));
+		if (!s[i])
+			return EXIT_ERROR;
+		if (scn_parse(s[i], cfg->files[i], stderr))
+			return EXIT_USAGE;
+		if (cfg->warmup >= 0)
+			s[i]->phases[0].frames = cfg->warmup;
+		for (p = 1; cfg->frames && p < s[i]->n_phases; p++)
+			s[i]->phases[p].frames = cfg->frames;
 	}
 	return -1;
 }
 
-/* Find the device and size the model; returns -1 or an exit status. */
-static int setup_device(struct config *cfg, char *path, size_t len)
+/* Find the device and size the scenarios; returns -1 or an exit status. */
+static int setup_device(struct config *cfg, struct scenario **s, char *path,
+			size_t len)
 {
 	struct drm_version ver;
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
 	int ret;
 
 	if (cfg->device) {
@@ -1908,18 +2114,48 @@ static int setup_device(struct config *cfg, char *path, size_t len)
 			return EXIT_ERROR;
 		}
 	}
-	cfg->game_bo_size = cfg->vram_size / GAME_BO_DIV / page * page;
-	cfg->comp_bo_size = cfg->vram_size / COMP_BO_DIV / page * page;
-	if (!cfg->comp_bo_size) {
-		bench_err("VRAM of %llu bytes is too small for the model",
-			  (unsigned long long)cfg->vram_size);
-		return EXIT_ERROR;
-	}
+	for (i = 0; i < cfg->n_files; i++)
+		if (scn_resolve(s[i], cfg->vram_size, page, stderr))
+			return EXIT_USAGE;
 
 	bench_info("device %s: %s %d.%d.%d", cfg->device, ver.name,
 		   ver.version_major, ver.version_minor,
 		   ver.version_patchlevel);
 	return -1;
+}
+
+static void print_scenario(const struct scenario *s)
+{
+	unsigned int c, g, p, j;
+
+	bench_info("scenario %s (%s): frames of client %s", s->name, s->path,
+		   s->clients[s->frame_client].name);
+	for (c = 0; c < s->n_clients; c++) {
+		const struct scn_client *cl = &s->clients[c];
+
+		bench_info("  client %s: %u jobs per loop%s", cl->name,
+			   cl->n_jobs, cl->period_ns ? ", periodic" : "");
+		for (j = 0; j < cl->n_jobs; j++) {
+			const struct scn_job *job = &s->jobs[cl->first_job + j];
+
+			bench_info("    job %llu us, %s, %u buffer names",
+				   (unsigned long long)job->duration_ns /
+				   NSEC_PER_USEC, job->wait ? "wait" : "nowait",
+				   job->n_refs);
+		}
+	}
+	for (g = 0; g < s->n_groups; g++) {
+		const struct scn_group *gr = &s->groups[g];
+		const struct scn_bo *bo = &s->bos[gr->bos[0]];
+
+		bench_info("  group %s of %s: %u buffers (%u at first), %llu KiB, level %s",
+			   gr->name, s->clients[gr->client].name, gr->n_bos,
+			   gr->n_initial, (unsigned long long)bo->size / 1024,
+			   scn_level_name(bo->level));
+	}
+	for (p = 0; p < s->n_phases; p++)
+		bench_info("  phase %s: %u frames", s->phases[p].name,
+			   s->phases[p].frames);
 }
 
 static void print_config(const struct config *cfg)
@@ -1929,22 +2165,9 @@ static void print_config(const struct config *cfg)
 
 	if (!uname(&uts))
 		bench_info("kernel %s %s", uts.release, uts.machine);
-	bench_info("vram %.1f MiB, game buffers %llu KiB, compositor %llu KiB",
-		   cfg->vram_size / MIB,
-		   (unsigned long long)cfg->game_bo_size / 1024,
-		   (unsigned long long)cfg->comp_bo_size / 1024);
-	bench_info("game: %u buffers (%u in phase 2), hot %u, window %u/%u",
-		   GAME_WS1_BOS, GAME_WS2_BOS, GAME_HOT_BOS, GAME_WIN_BOS,
-		   cfg->stream_step);
-	bench_info("game job %llu us",
-		   (unsigned long long)cfg->game_ns / NSEC_PER_USEC);
-	bench_info("compositor: %u buffers, job %llu us every %llu us",
-		   COMP_BOS,
-		   (unsigned long long)cfg->comp_ns / NSEC_PER_USEC,
-		   (unsigned long long)cfg->comp_period_ns / NSEC_PER_USEC);
-	bench_info("frames %u per phase, %u warm-up; link %.1f GB/s",
-		   cfg->frames, cfg->warmup, cfg->link_bps / 1e9);
-	bench_info("frame_time = game job + migrated / link");
+	bench_info("vram %.1f MiB; link %.1f GB/s; %u run(s) per mode",
+		   cfg->vram_size / MIB, cfg->link_bps / 1e9, cfg->runs);
+	bench_info("frame_time = frame's virtual length + migrated / link");
 	for (i = 0; i < K_COUNT; i++)
 		bench_info("knob %s: %s", knob_names[i],
 			   cfg->knobs[i][0] ? cfg->knobs[i] : "not found");
@@ -1955,20 +2178,98 @@ static void print_config(const struct config *cfg)
 			   cfg->modes[i]->desc);
 }
 
+static void free_runs(struct mode_run **reps, unsigned int n_reps,
+		      unsigned int n_modes)
+{
+	unsigned int k, m;
+
+	for (k = 0; k < n_reps; k++) {
+		for (m = 0; m < n_modes; m++)
+			free(reps[k][m].frames);
+		free(reps[k]);
+	}
+}
+
+/* Runs one scenario in every mode, --runs times, and reports it. */
+static int bench_scenario(const struct config *cfg, const struct scenario *s,
+			  FILE *csv)
+{
+	struct mode_run *reps[MAX_RUNS] = { };
+	unsigned int k, m, p, n_ok = 0;
+	int ret = 0;
+
+	print_scenario(s);
+	for (k = 0; k < cfg->runs && !ret; k++) {
+		reps[k] = calloc(cfg->n_modes, sizeof(*reps[k]));
+		if (!reps[k]) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (m = 0; m < cfg->n_modes && !ret; m++) {
+			reps[k][m].mode = cfg->modes[m];
+			bench_info("%s: mode %s: run %u", s->name,
+				   cfg->modes[m]->name, k);
+			ret = run_mode(cfg, s, &reps[k][m]);
+			if (ret)
+				bench_err("%s: mode %s failed", s->name,
+					  cfg->modes[m]->name);
+			else if (reps[k][m].supported)
+				check_run(s, &reps[k][m]);
+			n_ok += reps[k][m].supported;
+		}
+	}
+	if (!ret && !n_ok) {
+		bench_err("no mode could run");
+		ret = -ENODEV;
+	}
+
+	for (p = 1; !ret && p <= s->n_phases - 1; p++)
+		ret = print_table(cfg, s, reps[0], cfg->n_modes, p);
+	if (!ret && s->n_phases > 2)
+		ret = print_table(cfg, s, reps[0], cfg->n_modes, 0);
+	if (!ret) {
+		print_run_bounds(s, reps[0], cfg->n_modes);
+		print_goal(s, reps[0], cfg->n_modes);
+		print_spread(s, reps, cfg->n_modes, cfg->runs);
+		for (k = 0; k < cfg->runs; k++) {
+			for (m = 0; m < cfg->n_modes; m++) {
+				if (csv)
+					write_csv(csv, "", cfg, s, &reps[k][m],
+						  k);
+				if (cfg->csv_stdout)
+					write_csv(stdout, CSV_PFX, cfg, s,
+						  &reps[k][m], k);
+			}
+		}
+	}
+	free_runs(reps, cfg->runs, cfg->n_modes);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	struct mode_run runs[MAX_RUN_MODES] = { };
+	struct scenario *scn[MAX_SCENARIOS] = { };
 	struct config cfg = { };
-	unsigned int r, n_ok = 0;
-	char path[64];
 	FILE *csv = NULL;
+	char path[64];
+	unsigned int i;
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = parse_args(&cfg, argc, argv);
 	if (ret >= 0)
 		return ret;
-	ret = setup_device(&cfg, path, sizeof(path));
+	if (!cfg.n_files && default_scenarios(&cfg))
+		return EXIT_USAGE;
+	ret = load_scenarios(&cfg, scn);
+	if (ret >= 0)
+		return ret;
+	if (cfg.check_only) {
+		for (i = 0; i < cfg.n_files; i++)
+			printf("%s: ok\n", cfg.files[i]);
+		return 0;
+	}
+	ret = setup_device(&cfg, scn, path, sizeof(path));
 	if (ret >= 0)
 		return ret;
 	find_knobs(&cfg);
@@ -1980,50 +2281,26 @@ int main(int argc, char **argv)
 			bench_err("%s: %s", cfg.csv_path, strerror(errno));
 			return EXIT_ERROR;
 		}
-	}
-
-	for (r = 0; r < cfg.n_modes; r++) {
-		runs[r].mode = cfg.modes[r];
-		ret = run_mode(&cfg, &runs[r]);
-		if (ret)
-			break;
-		if (runs[r].supported) {
-			check_run(&runs[r]);
-			n_ok++;
-		}
-	}
-	if (restore_knobs(&cfg))
-		bench_err("cannot set the device's knobs back");
-	if (ret) {
-		bench_err("mode %s failed", cfg.modes[r]->name);
-		return EXIT_ERROR;
-	}
-	if (!n_ok) {
-		bench_err("no mode could run");
-		return EXIT_ERROR;
-	}
-
-	for (r = 1; r <= 3; r++) {
-		if (print_table(&cfg, runs, cfg.n_modes, r % 3)) {
-			bench_err("out of memory");
-			return EXIT_ERROR;
-		}
-	}
-	bench_info("");
-	print_run_bounds(runs, cfg.n_modes);
-	bench_info("");
-
-	if (csv) {
-		write_csv(csv, "", &cfg, runs, cfg.n_modes);
-		if (fclose(csv)) {
-			bench_err("%s: %s", cfg.csv_path, strerror(errno));
-			return EXIT_ERROR;
-		}
-		bench_info("CSV written to %s", cfg.csv_path);
+		fprintf(csv, "%s\n", CSV_HEADER);
 	}
 	if (cfg.csv_stdout)
-		write_csv(stdout, CSV_PFX, &cfg, runs, cfg.n_modes);
+		printf("%s%s\n", CSV_PFX, CSV_HEADER);
 
+	ret = 0;
+	for (i = 0; i < cfg.n_files && !ret; i++)
+		ret = bench_scenario(&cfg, scn[i], csv);
+	for (i = 0; i < cfg.n_files; i++)
+		free(scn[i]);
+	if (restore_knobs(&cfg))
+		bench_err("cannot set the device's knobs back");
+	if (csv && fclose(csv)) {
+		bench_err("%s: %s", cfg.csv_path, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret)
+		return EXIT_ERROR;
+	if (cfg.csv_path)
+		bench_info("CSV written to %s", cfg.csv_path);
 	bench_info("done");
 	return 0;
 }

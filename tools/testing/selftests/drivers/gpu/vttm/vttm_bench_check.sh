@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# vttm_bench's scenario files: the shipped ones must read cleanly, and a
+# bad one must stop vttm_bench before it runs anything, with exit status
+# 2 and its error at the right line. Needs no device: the files are read
+# before vttm_bench looks for one, so a wrong file never reaches it.
+
+ksft_skip=4
+here=$(dirname "$0")
+bench=$here/vttm_bench
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x "$bench" ]; then
+	echo "vttm_bench_check.sh: no $bench"
+	exit $ksft_skip
+fi
+
+# Results go to a file: bad() runs in a pipeline's subshell.
+ok() { echo "ok $1" >>"$tmp/results"; echo "ok $1"; }
+not_ok() { echo "not ok $1" >>"$tmp/results"; echo "not ok $1"; }
+
+# The shipped scenarios, as vttm_bench finds them without --replay.
+if "$bench" --check >"$tmp/out" 2>&1; then
+	ok "shipped scenarios read cleanly"
+else
+	cat "$tmp/out"
+	not_ok "shipped scenarios read cleanly"
+fi
+
+# bad NAME LINE WORDS: the scenario on stdin fails at LINE, saying WORDS.
+# It runs without --check: a device, if there is one, must not be used.
+bad() {
+	name=$1 line=$2 words=$3
+	cat >"$tmp/$name.scenario"
+	"$bench" --replay "$tmp/$name.scenario" --modes baseline \
+		>"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] &&
+	   grep -q "^$tmp/$name.scenario:$line: .*$words" "$tmp/out" &&
+	   ! grep -q 'mode baseline' "$tmp/out"; then
+		ok "bad scenario: $name"
+	else
+		echo "# exit $rc, expected 2 and line $line: $words; got:"
+		sed 's/^/# /' "$tmp/out"
+		not_ok "bad scenario: $name"
+	fi
+}
+
+# Each bad file below is a good one with one thing wrong.
+head='vttm-scenario 1
+client app
+frames app
+bo app rt 4 1/8 vram'
+tail='job app 2ms wait rt
+phase one 10'
+
+printf '%s\n' "client app" | bad no_version 1 "first line must be"
+printf '%s\n' "vttm-scenario 2" | bad version 1 "first line must be"
+printf '%s\n%s\n%s\n' "$head" "texture app t 1 1M vram" "$tail" |
+	bad unknown_line 5 "unknown line 'texture'"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 3/2 vram" "$tail" |
+	bad size_over_vram 5 "bad size '3/2'"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 12Q vram" "$tail" |
+	bad size_suffix 5 "bad size '12Q'"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram,vram" "$tail" |
+	bad placements 5 "bad placements"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram level urgent" "$tail" |
+	bad level 5 "bad level 'urgent'"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram contiguous" "$tail" |
+	bad contiguous 5 "contiguous"
+printf '%s\n%s\n%s\n' "$head" "bo game t 1 1M vram" "$tail" |
+	bad unknown_client 5 "no client named 'game'"
+printf '%s\n%s\n%s\n' "$head" "job app 2s wait rt" "phase one 10" |
+	bad duration 5 "bad duration '2s'"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms soon rt" "phase one 10" |
+	bad wait_word 5 "expected wait or nowait"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms wait tex" "phase one 10" |
+	bad unknown_group 5 "no group named 'tex'"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms wait rt[2-5]" "phase one 10" |
+	bad range 5 "'rt'\\[5\\] is past its 4 first"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms wait rt{5,1}" "phase one 10" |
+	bad window 5 "a window of 5"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms wait rt[0] rt" "phase one 10" |
+	bad twice 5 "named twice"
+printf '%s\n%s\n%s\n' "$head" "job app 2ms wait rt[3-1]" "phase one 10" |
+	bad range_order 5 "bad buffers"
+printf '%s\n%s\n' "$head" "job app 2ms nowait rt" | { cat; echo "phase one 10"; } |
+	bad no_time 2 "neither waits nor has a period"
+printf '%s\n%s\n' "$head" "$tail" | { cat; echo "phase two 0"; } |
+	bad zero_frames 7 "expected: phase NAME FRAMES"
+printf '%s\n%s\n' "$head" "job app 2ms wait rt" | bad no_phase 5 "no phases"
+
+n=$(grep -c . "$tmp/results")
+fails=$(grep -c '^not ok' "$tmp/results")
+echo "# $n tests, $fails failed"
+[ "$fails" -eq 0 ]
