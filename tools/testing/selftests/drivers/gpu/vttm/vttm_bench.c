@@ -34,15 +34,19 @@
  * job's duration is what the file says, whatever the machine. Each
  * client has a queue: a job starts when its predecessor ends, and a
  * job marked "wait" holds the client until it ends. A client with a
- * period starts a loop every period, skipping the ticks it missed; one
- * without starts its next loop when the last one's waits are over. The
- * bench submits every job at its virtual time, in time order (a tie goes
- * to the client declared first), so the same file submits the same jobs
- * in the same order on every run. The kernel sees real jobs: each lasts
- * until its virtual end, and the bench does not run ahead of the virtual
- * clock. What is left to the wall clock is the kernel's own: the eviction
- * throttle counts milliseconds, so the throttle's modes can differ from
- * run to run; --runs repeats each mode and prints the spread.
+ * period starts a loop every period, skipping the ticks that find it
+ * still waiting or its queue still running; one without starts its next
+ * loop when the last one's waits are over. The bench submits every job
+ * in the order of its virtual time (a tie goes to the client declared
+ * first), so the same file submits the same jobs in the same order on
+ * every run. The kernel sees real jobs, each as long as its time in the
+ * client's queue. The bench never runs ahead of the virtual clock, and
+ * may trail it: it is one process, so a "wait" holds every client until
+ * the job has really ended (on a slow machine, all of them). What the
+ * kernel decides depends on the order of the jobs, not on when they
+ * run, but for the eviction throttle, which counts wall-clock
+ * milliseconds: so its modes can differ from run to run, and --runs
+ * repeats each mode and prints the spread.
  *
  * What is measured
  * ================
@@ -234,6 +238,8 @@ struct config {
 	const struct bench_mode *modes[MAX_RUN_MODES];
 	unsigned int n_files;
 	char *files[MAX_SCENARIOS];
+	/* The files' names were allocated, not taken from argv. */
+	bool own_files;
 };
 
 /* One recorded frame, with every client's stats deltas over it. */
@@ -449,6 +455,8 @@ static void stats_sub(struct drm_vttm_stats *d,
 		      const struct drm_vttm_stats *a,
 		      const struct drm_vttm_stats *b)
 {
+	unsigned int i;
+
 	d->submits = a->submits - b->submits;
 	d->failed_submits = a->failed_submits - b->failed_submits;
 	d->failed_enomem = a->failed_enomem - b->failed_enomem;
@@ -460,9 +468,9 @@ static void stats_sub(struct drm_vttm_stats *d,
 	d->bytes_evicted_from = a->bytes_evicted_from - b->bytes_evicted_from;
 	d->evictions = a->evictions - b->evictions;
 	d->pingpongs = a->pingpongs - b->pingpongs;
-	d->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] =
-		a->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH] -
-		b->bytes_evicted_from_level[VTTM_RESIDENCY_HIGH];
+	for (i = 0; i < VTTM_NUM_RESIDENCY; i++)
+		d->bytes_evicted_from_level[i] = a->bytes_evicted_from_level[i] -
+						 b->bytes_evicted_from_level[i];
 }
 
 static __u64 stats_migrated(const struct drm_vttm_stats *st)
@@ -1106,7 +1114,8 @@ static void engine_end_loop(struct engine *e, unsigned int c)
 	cl->job = 0;
 	cl->loop++;
 	if (sc->period_ns) {
-		while (next < cl->t) {
+		/* A tick while the client still waits or its queue still runs. */
+		while (next < cl->t || next < cl->queue_end) {
 			next += sc->period_ns;
 			e->run->missed_ticks[c]++;
 		}
@@ -1131,15 +1140,18 @@ static int engine_submit(struct engine *e, unsigned int c)
 		e->job_handles[i] = e->handles[e->idx[i]];
 	start = cl->t > cl->queue_end ? cl->t : cl->queue_end;
 	end = start + job->duration_ns;
+	if (end - cl->t > VTTM_SUBMIT_MAX_NS) {
+		bench_err("%s: client %s: its queue is over %llu ms long",
+			  s->name, sc->name, VTTM_SUBMIT_MAX_NS / NSEC_PER_MSEC);
+		return -E2BIG;
+	}
 
 	/* Never ahead of the virtual clock, so the kernel's timers agree. */
 	wall = now_ns() - e->wall_start;
 	if (wall < cl->t)
 		sleep_ns(cl->t - wall);
 
-	ret = vttm_submit(cl->fd, e->job_handles, n,
-			  end - cl->t < VTTM_SUBMIT_MAX_NS ? end - cl->t :
-							     VTTM_SUBMIT_MAX_NS);
+	ret = vttm_submit(cl->fd, e->job_handles, n, end - cl->t);
 	if (job_failure(ret)) {
 		e->run->failed[c]++;
 		ret = 0;
@@ -1217,11 +1229,9 @@ static __u64 opt_units(const struct scenario *s, unsigned int *first,
 		first[i] = n;
 		if (s->bos[i].placements == VTTM_PLACE_VRAM)
 			n += s->bos[i].size / unit;
-		if (n > OPT_MAX_UNITS)
-			return 0;
 	}
 	*n_units = n;
-	return unit;
+	return n > OPT_MAX_UNITS ? 0 : unit;
 }
 
 /* The trace as units of @unit: VRAM-only buffers only. */
@@ -1341,16 +1351,32 @@ static void engine_close(struct engine *e)
 	trace_free(&e->trace);
 }
 
-/* Whole-run migration: fresh clients, so their stats cover the run. */
-static int engine_run_migrated(struct engine *e)
+/*
+ * Whole-run migration: fresh clients, so their stats cover the run. The
+ * kernel's count of jobs must be the bench's.
+ */
+static int engine_run_totals(struct engine *e)
 {
 	struct drm_vttm_stats st[SCN_MAX_CLIENTS];
+	struct mode_run *run = e->run;
 	unsigned int c;
 	int ret;
 
 	ret = engine_read_stats(e, st);
-	for (c = 0; !ret && c < e->s->n_clients; c++)
-		e->run->run_migrated += stats_migrated(&st[c]);
+	for (c = 0; !ret && c < e->s->n_clients; c++) {
+		run->run_migrated += stats_migrated(&st[c]);
+		if (st[c].submits != run->jobs[c] + run->failed[c] ||
+		    st[c].failed_submits != run->failed[c]) {
+			bench_err("%s: client %s: the kernel counted %llu jobs, %llu failed; the bench %llu, %llu",
+				  e->s->name, e->s->clients[c].name,
+				  (unsigned long long)st[c].submits,
+				  (unsigned long long)st[c].failed_submits,
+				  (unsigned long long)(run->jobs[c] +
+						       run->failed[c]),
+				  (unsigned long long)run->failed[c]);
+			ret = -EIO;
+		}
+	}
 	return ret;
 }
 
@@ -1399,7 +1425,7 @@ static int run_mode(const struct config *cfg, const struct scenario *s,
 		ret = engine_idle(&e);
 	run->elapsed_ms = (now_ns() - start) / NSEC_PER_MSEC;
 	if (!ret)
-		ret = engine_run_migrated(&e);
+		ret = engine_run_totals(&e);
 	if (!ret)
 		ret = run_optimum(cfg, s, run, &e.trace);
 out:
@@ -1599,7 +1625,7 @@ static void row_label(const struct scenario *s, unsigned int i, char *buf,
 		return;
 	}
 	i -= R_GLOBAL_ROWS;
-	snprintf(buf, len, " %.10s %s", s->clients[i / CR_ROWS].name,
+	snprintf(buf, len, " %s %s", s->clients[i / CR_ROWS].name,
 		 client_row_desc[i % CR_ROWS].name);
 }
 
@@ -1619,7 +1645,7 @@ static void print_row(const struct scenario *s, const struct mode_run *runs,
 	int len;
 
 	row_label(s, i, label, sizeof(label));
-	len = snprintf(line, sizeof(line), "%-32s", label);
+	len = snprintf(line, sizeof(line), "%-40s", label);
 	for (r = 0; r < n_runs; r++) {
 		if (!runs[r].supported)
 			continue;
@@ -1663,7 +1689,7 @@ static int print_table(const struct config *cfg, const struct scenario *s,
 		   phase ? "phase " : "all phases",
 		   phase ? s->phases[phase].name : "", frames,
 		   ref->mode->name);
-	len = snprintf(line, sizeof(line), "%-32s", "metric");
+	len = snprintf(line, sizeof(line), "%-40s", "metric");
 	for (r = 0; r < n_runs; r++) {
 		if (!runs[r].supported)
 			continue;
@@ -1785,11 +1811,6 @@ static void print_goal(const struct scenario *s, const struct mode_run *runs,
 	}
 }
 
-static int cmp_double_p(const void *a, const void *b)
-{
-	return cmp_double(a, b);
-}
-
 /* With --runs, the spread of each mode's figures over its runs. */
 static void print_spread(const struct scenario *s, struct mode_run **reps,
 			 unsigned int n_modes, unsigned int n_reps)
@@ -1819,7 +1840,7 @@ static void print_spread(const struct scenario *s, struct mode_run **reps,
 			}
 			if (!n)
 				continue;
-			qsort(v, n, sizeof(*v), cmp_double_p);
+			qsort(v, n, sizeof(*v), cmp_double);
 			len = snprintf(line, sizeof(line), "%-10s %-16s",
 				       reps[0][m].mode->name,
 				       p ? s->phases[p].name : "whole run");
@@ -1831,18 +1852,11 @@ static void print_spread(const struct scenario *s, struct mode_run **reps,
 	}
 }
 
-/* Compare what the bench saw with what the kernel counted. */
-static void check_run(const struct scenario *s, const struct mode_run *run)
+/* What a run did, per client. */
+static void report_run(const struct scenario *s, const struct mode_run *run)
 {
-	struct drm_vttm_stats sum[SCN_MAX_CLIENTS] = { };
-	unsigned int i, c;
+	unsigned int c;
 
-	for (i = 0; i < run->n_frames; i++) {
-		for (c = 0; c < s->n_clients; c++) {
-			sum[c].failed_submits += run->frames[i].st[c].failed_submits;
-			sum[c].submits += run->frames[i].st[c].submits;
-		}
-	}
 	bench_info("%s: mode %s: done in %llu ms", s->name, run->mode->name,
 		   (unsigned long long)run->elapsed_ms);
 	for (c = 0; c < s->n_clients; c++) {
@@ -1851,13 +1865,6 @@ static void check_run(const struct scenario *s, const struct mode_run *run)
 			   (unsigned long long)run->jobs[c] + run->failed[c],
 			   (unsigned long long)run->failed[c],
 			   (unsigned long long)run->missed_ticks[c]);
-		if (sum[c].failed_submits > run->failed[c] ||
-		    sum[c].submits > run->jobs[c] + run->failed[c])
-			bench_info("%s: mode %s: WARNING %s: the kernel counted %llu jobs, %llu failed",
-				   s->name, run->mode->name,
-				   s->clients[c].name,
-				   (unsigned long long)sum[c].submits,
-				   (unsigned long long)sum[c].failed_submits);
 	}
 }
 
@@ -2046,16 +2053,23 @@ static int default_scenarios(struct config *cfg)
 			strerror(errno));
 		return -ENOENT;
 	}
-	while ((de = readdir(d)) != NULL && cfg->n_files < MAX_SCENARIOS) {
+	while ((de = readdir(d)) != NULL) {
 		n = strlen(de->d_name);
 		if (n <= sfx || strcmp(de->d_name + n - sfx, SCENARIO_SFX))
 			continue;
+		if (cfg->n_files == MAX_SCENARIOS) {
+			fprintf(stderr, PFX "more than %d scenarios in %s\n",
+				MAX_SCENARIOS, dir);
+			closedir(d);
+			return -E2BIG;
+		}
 		if (asprintf(&cfg->files[cfg->n_files], "%s/%s", dir,
 			     de->d_name) < 0)
 			break;
 		cfg->n_files++;
 	}
 	closedir(d);
+	cfg->own_files = true;
 	if (!cfg->n_files) {
 		fprintf(stderr, PFX "no *" SCENARIO_SFX " in %s\n", dir);
 		return -ENOENT;
@@ -2171,8 +2185,9 @@ static void print_config(const struct config *cfg)
 	for (i = 0; i < K_COUNT; i++)
 		bench_info("knob %s: %s", knob_names[i],
 			   cfg->knobs[i][0] ? cfg->knobs[i] : "not found");
-	bench_info("throttle on: hard %s ms, soft %s ms",
-		   cfg->throttle_on[K_HARD], cfg->throttle_on[K_SOFT]);
+	if (cfg->throttle_on[K_HARD][0])
+		bench_info("throttle on: hard %s ms, soft %s ms",
+			   cfg->throttle_on[K_HARD], cfg->throttle_on[K_SOFT]);
 	for (i = 0; i < cfg->n_modes; i++)
 		bench_info("mode %u: %s: %s", i, cfg->modes[i]->name,
 			   cfg->modes[i]->desc);
@@ -2183,7 +2198,7 @@ static void free_runs(struct mode_run **reps, unsigned int n_reps,
 {
 	unsigned int k, m;
 
-	for (k = 0; k < n_reps; k++) {
+	for (k = 0; k < n_reps && reps[k]; k++) {
 		for (m = 0; m < n_modes; m++)
 			free(reps[k][m].frames);
 		free(reps[k]);
@@ -2214,7 +2229,7 @@ static int bench_scenario(const struct config *cfg, const struct scenario *s,
 				bench_err("%s: mode %s failed", s->name,
 					  cfg->modes[m]->name);
 			else if (reps[k][m].supported)
-				check_run(s, &reps[k][m]);
+				report_run(s, &reps[k][m]);
 			n_ok += reps[k][m].supported;
 		}
 	}
@@ -2289,8 +2304,11 @@ int main(int argc, char **argv)
 	ret = 0;
 	for (i = 0; i < cfg.n_files && !ret; i++)
 		ret = bench_scenario(&cfg, scn[i], csv);
-	for (i = 0; i < cfg.n_files; i++)
+	for (i = 0; i < cfg.n_files; i++) {
 		free(scn[i]);
+		if (cfg.own_files)
+			free(cfg.files[i]);
+	}
 	if (restore_knobs(&cfg))
 		bench_err("cannot set the device's knobs back");
 	if (csv && fclose(csv)) {

@@ -20,6 +20,7 @@
 #define SCN_VERSION		"1"
 #define SCN_MAX_TOKENS		(8 + VTTM_SUBMIT_MAX_BOS)
 #define SCN_LINE_LEN		4096
+#define SCN_MIN_PERIOD_NS	10000
 
 /* The parser's state: where it is in the file. */
 struct scn_parser {
@@ -68,6 +69,12 @@ static bool scn_uint(const char *tok, unsigned long long max,
 	return !errno && !*end && *val <= max;
 }
 
+static bool scn_name_char(char c)
+{
+	return c == '_' || c == '-' || (c >= '0' && c <= '9') ||
+	       (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static bool scn_name_ok(const char *tok)
 {
 	const char *c;
@@ -75,8 +82,7 @@ static bool scn_name_ok(const char *tok)
 	if (!*tok || strlen(tok) >= SCN_NAME_LEN)
 		return false;
 	for (c = tok; *c; c++)
-		if (!(*c == '_' || *c == '-' || (*c >= '0' && *c <= '9') ||
-		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
+		if (!scn_name_char(*c))
 			return false;
 	return true;
 }
@@ -89,16 +95,12 @@ static bool scn_duration(const char *tok, __u64 *ns)
 		{ "s", 1000000000 },
 	};
 	unsigned long long v;
-	char num[32], *end;
 	unsigned int i;
-	size_t len;
+	char *end;
 
 	errno = 0;
 	v = strtoull(tok, &end, 10);
 	if (errno || end == tok || *tok < '0' || *tok > '9')
-		return false;
-	len = end - tok;
-	if (len >= sizeof(num))
 		return false;
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].sfx))
@@ -214,6 +216,8 @@ static int scn_line_client(struct scn_parser *p, char **tok, unsigned int n)
 
 	if (n != 2 && !(n == 4 && !strcmp(tok[2], "period")))
 		return scn_error(p, "expected: client NAME [period DURATION]");
+	if (p->phase)
+		return scn_error(p, "clients come before the phases");
 	if (!scn_name_ok(tok[1]))
 		return scn_error(p, "bad client name '%s'", tok[1]);
 	if (scn_find_client(s, tok[1]) >= 0)
@@ -223,9 +227,9 @@ static int scn_line_client(struct scn_parser *p, char **tok, unsigned int n)
 
 	c = &s->clients[s->n_clients];
 	strcpy(c->name, tok[1]);
-	if (n == 4 && (!scn_duration(tok[3], &c->period_ns) || !c->period_ns))
-		return scn_error(p, "bad period '%s' (e.g. 1000us, 16ms)",
-				 tok[3]);
+	if (n == 4 && (!scn_duration(tok[3], &c->period_ns) ||
+		       c->period_ns < SCN_MIN_PERIOD_NS))
+		return scn_error(p, "bad period '%s' (10us to 1s)", tok[3]);
 	p->client_line[s->n_clients++] = p->line;
 	return 0;
 }
@@ -237,6 +241,7 @@ static int scn_line_bo(struct scn_parser *p, char **tok, unsigned int n)
 	struct scn_bo proto = { .level = VTTM_RESIDENCY_NORMAL };
 	unsigned long long count;
 	struct scn_group *g;
+	bool level = false;
 	unsigned int i;
 	int client, gi;
 
@@ -256,7 +261,8 @@ static int scn_line_bo(struct scn_parser *p, char **tok, unsigned int n)
 		return scn_error(p, "bad placements '%s' (vram, gtt or vram,gtt)",
 				 tok[5]);
 	for (i = 6; i < n; i++) {
-		if (!strcmp(tok[i], "level") && i + 1 < n) {
+		if (!strcmp(tok[i], "level") && i + 1 < n && !level) {
+			level = true;
 			if (!scn_level(tok[++i], &proto.level))
 				return scn_error(p, "bad level '%s'", tok[i]);
 		} else if (!strcmp(tok[i], "contiguous")) {
@@ -267,6 +273,8 @@ static int scn_line_bo(struct scn_parser *p, char **tok, unsigned int n)
 	}
 
 	gi = scn_find_group(s, client, tok[2]);
+	if (gi < 0 && p->phase)
+		return scn_error(p, "a phase may add buffers to a group, not a new group");
 	if (gi < 0) {
 		if (s->n_groups == SCN_MAX_GROUPS)
 			return scn_error(p, "more than %d groups",
@@ -361,6 +369,8 @@ static int scn_line_job(struct scn_parser *p, char **tok, unsigned int n)
 
 	if (n < 5)
 		return scn_error(p, "expected: job CLIENT DURATION wait|nowait BUFFERS...");
+	if (p->phase)
+		return scn_error(p, "jobs come before the phases");
 	client = scn_client_arg(p, tok[1]);
 	if (client < 0)
 		return -EINVAL;
@@ -440,16 +450,72 @@ static int scn_line_warmup(struct scn_parser *p, char **tok, unsigned int n)
 	return 0;
 }
 
+/* Checks a job's buffer names against the groups before the first phase. */
+static int scn_check_job(struct scn_parser *p, unsigned int j)
+{
+	const struct scenario *s = p->s;
+	const struct scn_job *job = &s->jobs[j];
+	unsigned int i, n = 0;
+
+	p->line = p->job_line[j];
+	for (i = 0; i < job->n_refs; i++) {
+		const struct scn_ref *r = &s->refs[job->first_ref + i];
+		const struct scn_group *g = &s->groups[r->group];
+
+		if (!g->n_initial)
+			return scn_error(p, "group '%s' has no buffers before the first phase",
+					 g->name);
+		if (r->kind == SCN_REF_RANGE && r->b >= g->n_initial)
+			return scn_error(p, "'%s'[%u] is past its %u first buffers",
+					 g->name, r->b, g->n_initial);
+		if (r->kind == SCN_REF_WINDOW && r->a > g->n_initial)
+			return scn_error(p, "a window of %u in '%s', which starts with %u",
+					 r->a, g->name, g->n_initial);
+		n += r->kind == SCN_REF_ALL ? g->n_bos :
+		     r->kind == SCN_REF_RANGE ? r->b - r->a + 1 : r->a;
+	}
+	if (n > VTTM_SUBMIT_MAX_BOS)
+		return scn_error(p, "a job of more than %d buffers",
+				 VTTM_SUBMIT_MAX_BOS);
+	return 0;
+}
+
+/* Checks every job, at the first phase line: they all come before it. */
+static int scn_check_jobs(struct scn_parser *p)
+{
+	unsigned int j, line = p->line;
+	int ret;
+
+	for (j = 0; j < p->s->n_jobs; j++) {
+		ret = scn_check_job(p, j);
+		if (ret)
+			return ret;
+	}
+	p->line = line;
+	return 0;
+}
+
 static int scn_line_phase(struct scn_parser *p, char **tok, unsigned int n)
 {
 	struct scenario *s = p->s;
 	unsigned long long v;
+	unsigned int i;
+	int ret;
 
 	if (n != 3 || !scn_name_ok(tok[1]) || !scn_uint(tok[2], 100000, &v) ||
 	    !v)
 		return scn_error(p, "expected: phase NAME FRAMES (1 to 100000)");
 	if (s->n_phases == SCN_MAX_PHASES)
 		return scn_error(p, "more than %d phases", SCN_MAX_PHASES - 1);
+	for (i = 0; i < s->n_phases; i++)
+		if (!strcmp(s->phases[i].name, tok[1]))
+			return scn_error(p, "phase '%s' named twice", tok[1]);
+	/* The jobs are all read: check their buffers before going on. */
+	if (s->n_phases == 1) {
+		ret = scn_check_jobs(p);
+		if (ret)
+			return ret;
+	}
 	strcpy(s->phases[s->n_phases].name, tok[1]);
 	s->phases[s->n_phases].frames = v;
 	p->phase = s->n_phases++;
@@ -485,57 +551,23 @@ static int scn_line(struct scn_parser *p, char **tok, unsigned int n)
 	return scn_error(p, "unknown line '%s'", tok[0]);
 }
 
-/* Checks a job's buffer names against the groups as the file left them. */
-static int scn_check_job(struct scn_parser *p, unsigned int j)
-{
-	const struct scenario *s = p->s;
-	const struct scn_job *job = &s->jobs[j];
-	unsigned int i, n = 0;
-
-	p->line = p->job_line[j];
-	for (i = 0; i < job->n_refs; i++) {
-		const struct scn_ref *r = &s->refs[job->first_ref + i];
-		const struct scn_group *g = &s->groups[r->group];
-
-		if (!g->n_initial)
-			return scn_error(p, "group '%s' has no buffers before the first phase",
-					 g->name);
-		if (r->kind == SCN_REF_RANGE && r->b >= g->n_initial)
-			return scn_error(p, "'%s'[%u] is past its %u first buffers",
-					 g->name, r->b, g->n_initial);
-		if (r->kind == SCN_REF_WINDOW && r->a > g->n_initial)
-			return scn_error(p, "a window of %u in '%s', which starts with %u",
-					 r->a, g->name, g->n_initial);
-		n += r->kind == SCN_REF_ALL ? g->n_bos :
-		     r->kind == SCN_REF_RANGE ? r->b - r->a + 1 : r->a;
-	}
-	if (n > VTTM_SUBMIT_MAX_BOS)
-		return scn_error(p, "a job of more than %d buffers",
-				 VTTM_SUBMIT_MAX_BOS);
-	return 0;
-}
-
 /* What can only be checked once the whole file is read. */
 static int scn_check(struct scn_parser *p)
 {
 	const struct scenario *s = p->s;
 	unsigned int c, j;
 	bool waits;
-	int ret;
 
-	if (!p->have_version)
+	if (!p->have_version) {
+		p->line = 1;
 		return scn_error(p, "empty scenario");
+	}
 	if (!s->n_clients)
 		return scn_error(p, "no clients");
 	if (s->n_phases < 2)
 		return scn_error(p, "no phases");
 	if (!p->have_frames)
 		return scn_error(p, "no 'frames CLIENT' line");
-	for (j = 0; j < s->n_jobs; j++) {
-		ret = scn_check_job(p, j);
-		if (ret)
-			return ret;
-	}
 	for (c = 0; c < s->n_clients; c++) {
 		const struct scn_client *cl = &s->clients[c];
 
@@ -574,13 +606,19 @@ static void scn_set_name(struct scenario *s, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	size_t len;
+	char *c;
 
 	base = base ? base + 1 : path;
-	len = strcspn(base, ".");
+	len = strrchr(base, '.') ? (size_t)(strrchr(base, '.') - base) :
+				   strlen(base);
 	if (len >= sizeof(s->name))
 		len = sizeof(s->name) - 1;
 	memcpy(s->name, base, len);
 	s->name[len] = '\0';
+	/* It names the scenario in the CSV: no commas, no blanks. */
+	for (c = s->name; *c; c++)
+		if (!scn_name_char(*c))
+			*c = '_';
 }
 
 /**
@@ -619,7 +657,7 @@ int scn_parse(struct scenario *s, const char *path, FILE *err)
 	}
 	while ((len = getline(&buf, &cap, f)) >= 0) {
 		p.line++;
-		if (len > SCN_LINE_LEN) {
+		if (len > SCN_LINE_LEN + 1) {
 			ret = scn_error(&p, "line longer than %d characters",
 					SCN_LINE_LEN);
 			break;
@@ -664,6 +702,12 @@ int scn_resolve(struct scenario *s, __u64 vram_size, __u64 page, FILE *err)
 		if (bo->size_den)
 			bo->size = vram_size / bo->size_den * bo->size_num;
 		bo->size = bo->size / page * page;
+		if (bo->placements == VTTM_PLACE_VRAM && bo->size > vram_size) {
+			fprintf(err, "%s: group '%s': larger than VRAM (%llu bytes)\n",
+				s->path, s->groups[bo->group].name,
+				(unsigned long long)vram_size);
+			return -EINVAL;
+		}
 		if (!bo->size) {
 			fprintf(err, "%s: group '%s': under a page with %llu bytes of VRAM\n",
 				s->path, s->groups[bo->group].name,
