@@ -2164,7 +2164,8 @@ static void print_scenario(const struct scenario *s)
 
 		bench_info("  group %s of %s: %u buffers (%u at first), %llu KiB, level %s",
 			   gr->name, s->clients[gr->client].name, gr->n_bos,
-			   gr->n_initial, (unsigned long long)bo->size / 1024,
+			   scn_group_size(s, gr, 0),
+			   (unsigned long long)bo->size / 1024,
 			   scn_level_name(bo->level));
 	}
 	for (p = 0; p < s->n_phases; p++)

@@ -293,8 +293,6 @@ static int scn_line_bo(struct scn_parser *p, char **tok, unsigned int n)
 		g->bos[g->n_bos++] = s->n_bos;
 		s->bos[s->n_bos++] = proto;
 	}
-	if (!p->phase)
-		g->n_initial = g->n_bos;
 	return 0;
 }
 
@@ -450,7 +448,10 @@ static int scn_line_warmup(struct scn_parser *p, char **tok, unsigned int n)
 	return 0;
 }
 
-/* Checks a job's buffer names against the groups before the first phase. */
+/*
+ * Checks a job's buffer names at the first phase line: the groups hold
+ * just the buffers that exist before the first frame.
+ */
 static int scn_check_job(struct scn_parser *p, unsigned int j)
 {
 	const struct scenario *s = p->s;
@@ -462,15 +463,15 @@ static int scn_check_job(struct scn_parser *p, unsigned int j)
 		const struct scn_ref *r = &s->refs[job->first_ref + i];
 		const struct scn_group *g = &s->groups[r->group];
 
-		if (!g->n_initial)
+		if (!g->n_bos)
 			return scn_error(p, "group '%s' has no buffers before the first phase",
 					 g->name);
-		if (r->kind == SCN_REF_RANGE && r->b >= g->n_initial)
+		if (r->kind == SCN_REF_RANGE && r->b >= g->n_bos)
 			return scn_error(p, "'%s'[%u] is past its %u first buffers",
-					 g->name, r->b, g->n_initial);
-		if (r->kind == SCN_REF_WINDOW && r->a > g->n_initial)
+					 g->name, r->b, g->n_bos);
+		if (r->kind == SCN_REF_WINDOW && r->a > g->n_bos)
 			return scn_error(p, "a window of %u in '%s', which starts with %u",
-					 r->a, g->name, g->n_initial);
+					 r->a, g->name, g->n_bos);
 		n += r->kind == SCN_REF_ALL ? g->n_bos :
 		     r->kind == SCN_REF_RANGE ? r->b - r->a + 1 : r->a;
 	}
@@ -752,10 +753,16 @@ unsigned int scn_frame_phase(const struct scenario *s, unsigned int frame)
 	return s->n_phases - 1;
 }
 
-/* How many of group @g's buffers exist in @phase. */
-static unsigned int scn_group_size(const struct scenario *s,
-				   const struct scn_group *g,
-				   unsigned int phase)
+/**
+ * scn_group_size - how many buffers of a group exist in a phase
+ * @s: A scenario.
+ * @g: One of its groups.
+ * @phase: A phase; 0 is the warm-up, before which the first ones exist.
+ *
+ * Return: The number of the group's buffers created by @phase.
+ */
+unsigned int scn_group_size(const struct scenario *s,
+			    const struct scn_group *g, unsigned int phase)
 {
 	unsigned int n = 0;
 

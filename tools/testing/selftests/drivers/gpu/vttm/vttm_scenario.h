@@ -37,8 +37,6 @@ struct scn_group {
 	/* Its buffers, indices into scenario.bos, in order of creation. */
 	unsigned int bos[SCN_MAX_BOS];
 	unsigned int n_bos;
-	/* How many of them exist before the first frame. */
-	unsigned int n_initial;
 };
 
 /* A buffer; its size is a fraction of VRAM until scn_resolve() runs. */
@@ -103,6 +101,8 @@ struct scenario {
 int scn_parse(struct scenario *s, const char *path, FILE *err);
 int scn_resolve(struct scenario *s, __u64 vram_size, __u64 page, FILE *err);
 unsigned int scn_total_frames(const struct scenario *s);
+unsigned int scn_group_size(const struct scenario *s,
+			    const struct scn_group *g, unsigned int phase);
 unsigned int scn_frame_phase(const struct scenario *s, unsigned int frame);
 unsigned int scn_job_bos(const struct scenario *s, const struct scn_job *job,
 			 unsigned int loop, unsigned int phase,
