@@ -35,10 +35,10 @@ note "TTM microbenchmarks in the UML KUnit kernel ($BUILD/kunit)"
 (cd "$TREE" && build_locked python3 tools/testing/kunit/kunit.py run \
 	--arch=um --kunitconfig="$BUILD/kunit.kunitconfig" \
 	--build_dir="$BUILD/kunit" --jobs="$JOBS" --raw_output=all \
-	'ttm_residency_bench') >"$ttm_log" 2>&1 ||
+	'ttm_*_bench') >"$ttm_log" 2>&1 ||
 	die "the TTM microbenchmarks failed; see $ttm_log"
-tr -d '\r' <"$ttm_log" | sed -n 's/^.*# ttm_residency_bench: /ttm_residency_bench: /p' \
-	>"$OUT/ttm.txt"
+tr -d '\r' <"$ttm_log" |
+	sed -n 's/^.*# \(ttm_[a-z_]*_bench\): /\1: /p' >"$OUT/ttm.txt"
 [ -s "$OUT/ttm.txt" ] || die "no TTM benchmark output in $ttm_log"
 
 {

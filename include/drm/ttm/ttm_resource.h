@@ -60,6 +60,7 @@ enum ttm_residency {
 
 struct dentry;
 struct dmem_cgroup_device;
+struct dmem_cgroup_pool_state;
 struct dmem_cgroup_region;
 struct drm_printer;
 struct ttm_device;
@@ -69,6 +70,8 @@ struct ttm_place;
 struct ttm_buffer_object;
 struct ttm_placement;
 struct ttm_throttle;
+struct ttm_operation_ctx;
+struct ww_acquire_ctx;
 struct iosys_map;
 struct io_mapping;
 struct sg_table;
@@ -119,6 +122,46 @@ static inline bool ttm_lru_item_is_res(const struct ttm_lru_item *item)
 {
 	return item->type == TTM_LRU_RESOURCE;
 }
+
+/**
+ * TTM_EVICT_WINDOW_UNMOVABLE - ttm_evict_window_cost() of a resource that
+ * eviction cannot take
+ */
+#define TTM_EVICT_WINDOW_UNMOVABLE	U64_MAX
+
+/**
+ * struct ttm_evict_window_request - a contiguous allocation that found no
+ * room
+ * @place: The place it found no room in, with %TTM_PL_FLAG_CONTIGUOUS.
+ * @evictor: The buffer object to place, reserved.
+ * @ctx: The operation context of the allocation.
+ * @ticket: The ww acquire context @evictor is reserved with, if any.
+ * @charge_pool: The dmem pool the allocation is charged to, if any.
+ * @may_try_low: False if the allocation is within its dmem protection and
+ *	evicts only other cgroups' memory.
+ *
+ * See "Contiguity-aware eviction" in the TTM chapter.
+ */
+struct ttm_evict_window_request {
+	const struct ttm_place *place;
+	struct ttm_buffer_object *evictor;
+	struct ttm_operation_ctx *ctx;
+	struct ww_acquire_ctx *ticket;
+	struct dmem_cgroup_pool_state *charge_pool;
+	bool may_try_low;
+};
+
+/**
+ * struct ttm_evict_window - the range a contiguous allocation frees
+ * @start: Its first byte, as an offset into the manager.
+ * @size: Its size in bytes.
+ * @cost: The sum of ttm_evict_window_cost() over the resources in it.
+ */
+struct ttm_evict_window {
+	u64 start;
+	u64 size;
+	u64 cost;
+};
 
 struct ttm_resource_manager_func {
 	/**
@@ -203,6 +246,25 @@ struct ttm_resource_manager_func {
 	 */
 	void (*debug)(struct ttm_resource_manager *man,
 		      struct drm_printer *printer);
+
+	/**
+	 * struct ttm_resource_manager_func member evict_window
+	 *
+	 * @man: Pointer to a memory type manager.
+	 * @req: A contiguous allocation that found no room in @man.
+	 * @window: Set to the range chosen.
+	 *
+	 * Optional. Chooses the range of @man that is cheapest to free for
+	 * @req, pricing each resource in it with ttm_evict_window_cost();
+	 * see "Contiguity-aware eviction" in the TTM chapter. Called with
+	 * @req->evictor reserved and no TTM lock held; searches under the
+	 * lock the manager's allocations take.
+	 *
+	 * Return: true if @window was set; false if no range can come free.
+	 */
+	bool (*evict_window)(struct ttm_resource_manager *man,
+			     const struct ttm_evict_window_request *req,
+			     struct ttm_evict_window *window);
 };
 
 /**
@@ -511,6 +573,11 @@ int ttm_resource_alloc(struct ttm_buffer_object *bo,
 		       struct ttm_resource **res,
 		       struct dmem_cgroup_pool_state *charge_pool);
 void ttm_resource_free(struct ttm_buffer_object *bo, struct ttm_resource **res);
+u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
+			  struct ttm_resource *res);
+bool ttm_evict_window_buddy_range(const struct ttm_evict_window_request *req,
+				  u64 man_size, u64 *start, u64 *end,
+				  u64 *size);
 bool ttm_resource_intersects(struct ttm_device *bdev,
 			     struct ttm_resource *res,
 			     const struct ttm_place *place,

@@ -664,6 +664,8 @@ struct ttm_bo_evict_walk {
 	struct ttm_lru_walk walk;
 	/** @place: The place passed to the resource allocation. */
 	const struct ttm_place *place;
+	/** @victims: Where victims must lie: @place, or a range in it. */
+	const struct ttm_place *victims;
 	/** @evictor: The buffer object we're trying to make room for. */
 	struct ttm_buffer_object *evictor;
 	/** @res: The allocated resource if any. */
@@ -752,7 +754,8 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	 * as "any placement": the TTM base implementation already does so via
 	 * ttm_resource_intersects().
 	 */
-	if (bo->pin_count || !bo->bdev->funcs->eviction_valuable(bo, evict_walk->place))
+	if (bo->pin_count ||
+	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->victims))
 		return 0;
 
 	if (bo->deleted) {
@@ -832,6 +835,47 @@ static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
 	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
 }
 
+/*
+ * A contiguous allocation first frees the range its manager finds cheapest;
+ * see "Contiguity-aware eviction". The walk only trylocks: a busy buffer
+ * loses the range, and no buffer outside it is waited for.
+ */
+static s64 ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
+			       struct ttm_resource_manager *man)
+{
+	struct ttm_bo_alloc_state *state = evict_walk->alloc_state;
+	const struct ttm_place *place = evict_walk->place;
+	const struct ttm_evict_window_request req = {
+		.place = place,
+		.evictor = evict_walk->evictor,
+		.ctx = evict_walk->walk.arg.ctx,
+		.ticket = evict_walk->walk.arg.ticket,
+		.charge_pool = state->charge_pool,
+		.may_try_low = state->may_try_low,
+	};
+	struct ttm_evict_window found;
+	struct ttm_place window;
+	s64 lret;
+
+	/* Under a dmem.max, the cgroup lacks room, not the manager a range. */
+	if (!(place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
+	    !man->func->evict_window || !ttm_evict_window_enabled() ||
+	    state->limit_pool || !man->func->evict_window(man, &req, &found))
+		return 0;
+
+	trace_ttm_evict_window(req.evictor, place->mem_type, found.start,
+			       found.size, found.cost);
+	window = *place;
+	window.fpfn = found.start >> PAGE_SHIFT;
+	window.lpfn = (found.start + found.size) >> PAGE_SHIFT;
+
+	evict_walk->victims = &window;
+	evict_walk->walk.arg.trylock_only = true;
+	lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man, 1);
+	evict_walk->victims = place;
+	return lret;
+}
+
 static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			      struct ttm_resource_manager *man,
 			      const struct ttm_place *place,
@@ -850,6 +894,7 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 			}
 		},
 		.place = place,
+		.victims = place,
 		.evictor = evictor,
 		.res = res,
 		.alloc_state = state,
@@ -868,6 +913,10 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 		lret = ttm_bo_evict_own(&evict_walk, bdev, man);
 		goto out;
 	}
+	lret = ttm_bo_evict_window(&evict_walk, man);
+	if (lret)
+		goto out;
+
 	lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
 
 	/* If we failed to find enough BOs to evict, but we skipped over

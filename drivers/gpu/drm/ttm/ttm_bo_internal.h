@@ -70,4 +70,6 @@ ttm_bo_owner_throttle(struct ttm_buffer_object *bo)
 	return bo->bulk_move ? bo->bulk_move->throttle : NULL;
 }
 
+bool ttm_evict_window_enabled(void);
+
 #endif

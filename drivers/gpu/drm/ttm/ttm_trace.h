@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Tracepoints of TTM: moves, evictions, eviction throttling and failed
- * validations.
+ * Tracepoints of TTM: moves, evictions, eviction throttling, failed
+ * validations and eviction windows.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ttm
@@ -107,6 +107,25 @@ TRACE_EVENT(ttm_bo_validate_fail,
 		      __entry->bo, __entry->size, __entry->err,
 		      __entry->client,
 		      ttm_show_throttle_state(__entry->state))
+);
+
+TRACE_EVENT(ttm_evict_window,
+	    TP_PROTO(struct ttm_buffer_object *bo, u32 mem_type, u64 start,
+		     u64 size, u64 cost),
+	    TP_ARGS(bo, mem_type, start, size, cost),
+	    TP_STRUCT__entry(__field(const void *, bo)
+			     __field(u32, mem_type)
+			     __field(u64, start)
+			     __field(u64, size)
+			     __field(u64, cost)),
+	    TP_fast_assign(__entry->bo = bo;
+			   __entry->mem_type = mem_type;
+			   __entry->start = start;
+			   __entry->size = size;
+			   __entry->cost = cost;),
+	    TP_printk("bo=%p %s start=0x%llx size=%llu cost=%llu",
+		      __entry->bo, ttm_show_mem_type(__entry->mem_type),
+		      __entry->start, __entry->size, __entry->cost)
 );
 
 #endif /* _TTM_TRACE_H_ */

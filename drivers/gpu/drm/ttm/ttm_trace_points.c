@@ -26,6 +26,10 @@
  * - ``ttm_bo_validate_fail``: ttm_bo_validate() failed, with the errno and
  *   the throttle state of the client validating as the event fires. A
  *   back-off (-EDEADLK) or a signal is not a failure and is not reported.
+ * - ``ttm_evict_window``: a contiguous allocation found no room, and its
+ *   manager chose the range of ``size`` bytes at ``start`` to free; the
+ *   buffers in it weigh ``cost`` (bytes, weighted by priority and
+ *   residency level). Eviction then takes only buffers in that range.
  *
  * The first three share one event class. For example::
  *

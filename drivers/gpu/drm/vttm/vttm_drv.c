@@ -152,9 +152,11 @@ static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
 	struct vttm_bo *bo;
 	int ret;
 
-	if ((args->flags & ~VTTM_BO_DEFER_BACKING) || args->pad || !args->size ||
-	    !args->placements ||
-	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT))
+	if ((args->flags & ~(VTTM_BO_DEFER_BACKING | VTTM_BO_CONTIGUOUS)) ||
+	    args->pad || !args->size || !args->placements ||
+	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT) ||
+	    (args->flags & VTTM_BO_CONTIGUOUS &&
+	     args->placements != VTTM_PLACE_VRAM))
 		return -EINVAL;
 
 	/* Too big for one allowed placement would only ever evict in vain. */

@@ -35,6 +35,12 @@ static const struct ttm_place vttm_places[][2] = {
 	},
 };
 
+/* A VTTM_BO_CONTIGUOUS buffer's, which may live in VRAM alone. */
+static const struct ttm_place vttm_contiguous_place = {
+	.mem_type = TTM_PL_VRAM,
+	.flags = TTM_PL_FLAG_CONTIGUOUS,
+};
+
 static const struct ttm_place vttm_sys_place = { .mem_type = TTM_PL_SYSTEM };
 
 /**
@@ -601,7 +607,12 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 	if (READ_ONCE(client->vdev->exec_eviction))
 		ctx.exec = exec;
 
-	vttm_placement(bo->placements, &placement);
+	if (bo->flags & VTTM_BO_CONTIGUOUS) {
+		placement.placement = &vttm_contiguous_place;
+		placement.num_placement = 1;
+	} else {
+		vttm_placement(bo->placements, &placement);
+	}
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	if (ret)
 		return ret;

@@ -65,6 +65,12 @@
  */
 #define VTTM_BO_DEFER_BACKING	0x1
 
+/*
+ * The buffer's VRAM must be one contiguous range, as a scanout buffer's
+ * must be. Only for a buffer that may live in VRAM alone.
+ */
+#define VTTM_BO_CONTIGUOUS	0x2
+
 /* Residency levels, as TTM's: a client's lowest level is evicted first. */
 #define VTTM_RESIDENCY_MINIMUM	0
 #define VTTM_RESIDENCY_LOW	1
@@ -84,7 +90,8 @@
  *	than any placement the buffer may live in.
  * @placements: In: VTTM_PLACE_* mask of where the buffer may live. A job
  *	prefers VRAM when it is allowed.
- * @flags: In: 0 or %VTTM_BO_DEFER_BACKING.
+ * @flags: In: 0, or %VTTM_BO_DEFER_BACKING and %VTTM_BO_CONTIGUOUS,
+ *	the latter only with @placements %VTTM_PLACE_VRAM alone.
  * @handle: Out: the GEM handle of the new buffer.
  * @pad: In: must be 0.
  *

@@ -63,8 +63,8 @@ static struct vttm_vram_res *to_vram_res(struct ttm_resource *res)
  * vttm_vram_alloc - &ttm_resource_manager_func.alloc: allocate VRAM
  * @man: The VRAM manager.
  * @tbo: The buffer the VRAM is for.
- * @place: Where in VRAM. vttm's places ask for no range, contiguity or
- *	direction, so any free pages do.
+ * @place: Where in VRAM. vttm's places ask for no range or direction;
+ *	any free pages do, one contiguous range for %TTM_PL_FLAG_CONTIGUOUS.
  * @res: Out: the new resource.
  *
  * Return: 0, -ENOSPC if there are not enough free pages, which makes TTM
@@ -76,8 +76,13 @@ static int vttm_vram_alloc(struct ttm_resource_manager *man,
 			   struct ttm_resource **res)
 {
 	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
+	unsigned long flags = 0;
+	struct gpu_buddy_block *block;
 	struct vttm_vram_res *vres;
 	int ret;
+
+	if (place->flags & TTM_PL_FLAG_CONTIGUOUS)
+		flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
 
 	vres = kzalloc_obj(*vres);
 	if (!vres)
@@ -88,7 +93,10 @@ static int vttm_vram_alloc(struct ttm_resource_manager *man,
 
 	mutex_lock(&mgr->lock);
 	ret = gpu_buddy_alloc_blocks(&mgr->mm, 0, man->size, vres->base.size,
-				     PAGE_SIZE, &vres->blocks, 0);
+				     PAGE_SIZE, &vres->blocks, flags);
+	/* Each block names its resource, for vttm_vram_block_cost(). */
+	list_for_each_entry(block, &vres->blocks, link)
+		block->private = vres;
 	mutex_unlock(&mgr->lock);
 	if (ret) {
 		ttm_resource_fini(man, &vres->base);
@@ -134,10 +142,93 @@ static void vttm_vram_debug(struct ttm_resource_manager *man,
 	mutex_unlock(&mgr->lock);
 }
 
+/**
+ * vttm_vram_intersects - &ttm_resource_manager_func.intersects
+ * @man: The VRAM manager.
+ * @res: A resource of it.
+ * @place: The range that eviction makes room in.
+ * @size: Unused: @res's own blocks say where it lies.
+ *
+ * Return: Whether a block of @res lies in @place's range.
+ */
+static bool vttm_vram_intersects(struct ttm_resource_manager *man,
+				 struct ttm_resource *res,
+				 const struct ttm_place *place, size_t size)
+{
+	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
+	u64 start = (u64)place->fpfn << PAGE_SHIFT;
+	u64 end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : U64_MAX;
+	struct gpu_buddy_block *block;
+
+	list_for_each_entry(block, &to_vram_res(res)->blocks, link) {
+		u64 offset = gpu_buddy_block_offset(block);
+
+		if (offset < end &&
+		    offset + gpu_buddy_block_size(&mgr->mm, block) > start)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * vttm_vram_block_cost - &gpu_buddy_cost_fn: price a block's resource
+ * @mm: The VRAM allocator.
+ * @block: An allocated block.
+ * @start: Start of the candidate range.
+ * @end: End of the candidate range, exclusive.
+ * @req: The &ttm_evict_window_request.
+ *
+ * Return: The resource's ttm_evict_window_cost() at its first block in the
+ * range, 0 at its others.
+ */
+static u64 vttm_vram_block_cost(struct gpu_buddy *mm,
+				struct gpu_buddy_block *block, u64 start,
+				u64 end, void *req)
+{
+	struct vttm_vram_res *vres = block->private;
+
+	if (!vres)
+		return GPU_BUDDY_COST_UNMOVABLE;
+	if (!gpu_buddy_block_first_in_range(mm, &vres->blocks, block, start,
+					    end))
+		return 0;
+	return ttm_evict_window_cost(req, &vres->base);
+}
+
+/**
+ * vttm_vram_evict_window - &ttm_resource_manager_func.evict_window
+ * @man: The VRAM manager.
+ * @req: A contiguous allocation that found no room.
+ * @window: Out: the range the buddy allocator finds cheapest to free.
+ *
+ * Return: true if @window was set.
+ */
+static bool vttm_vram_evict_window(struct ttm_resource_manager *man,
+				   const struct ttm_evict_window_request *req,
+				   struct ttm_evict_window *window)
+{
+	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
+	u64 start, end;
+	int ret;
+
+	if (!ttm_evict_window_buddy_range(req, man->size, &start, &end,
+					  &window->size))
+		return false;
+
+	mutex_lock(&mgr->lock);
+	ret = gpu_buddy_cheapest_block(&mgr->mm, start, end, window->size,
+				       vttm_vram_block_cost, (void *)req,
+				       &window->start, &window->cost);
+	mutex_unlock(&mgr->lock);
+	return !ret;
+}
+
 static const struct ttm_resource_manager_func vttm_vram_funcs = {
 	.alloc = vttm_vram_alloc,
 	.free = vttm_vram_free,
+	.intersects = vttm_vram_intersects,
 	.debug = vttm_vram_debug,
+	.evict_window = vttm_vram_evict_window,
 };
 
 /**

@@ -70,9 +70,10 @@
  * (eviction locks its victims through the job's drm_exec),
  * residency_levels (the levels of the file reach TTM) and
  * throttle_hard_ms and throttle_soft_ms (the eviction throttle: TTM's
- * defaults, or 0 and 0 for none). baseline has all three off, which is
- * 7.3's eviction; exec, levels and throttle add one feature each to
- * exec; all has every one. The report gives, per phase and for all
+ * defaults, or 0 and 0 for none), and TTM's evict_window parameter
+ * (a contiguous buffer evicts the cheapest range). baseline has all four
+ * off, which is 7.3's eviction; exec, levels, throttle and window add one
+ * feature each to exec; all has every one. The report gives, per phase and for all
  * recorded frames, per client and in all: migrated bytes per frame,
  * modelled frame time, ping-pongs and failed submits, and the ratio of
  * each figure to the first mode run, baseline by default. A mode whose
@@ -182,28 +183,32 @@ struct bench_mode {
 	bool exec_eviction;
 	bool levels;
 	bool throttle;
+	bool window;
 	const char *desc;
 };
 
 static const struct bench_mode modes[] = {
-	{ "baseline", false, false, false,
+	{ "baseline", false, false, false, false,
 	  "7.3's eviction: none of the features below" },
-	{ "exec", true, false, false,
+	{ "exec", true, false, false, false,
 	  "eviction locks its victims through the job's drm_exec" },
-	{ "levels", true, true, false,
+	{ "levels", true, true, false, false,
 	  "exec, and the scenario's residency levels reach TTM" },
-	{ "throttle", true, false, true,
+	{ "throttle", true, false, true, false,
 	  "exec, and the eviction throttle with TTM's default periods" },
-	{ "all", true, true, true,
+	{ "window", true, false, false, true,
+	  "exec, and a contiguous buffer evicts the cheapest range" },
+	{ "all", true, true, true, true,
 	  "every feature, as the device loads" },
 };
 
-/* The device's knobs, in its debugfs directory. */
+/* The device's knobs, in its debugfs directory, and one of TTM's. */
 enum knob {
 	K_EXEC,
 	K_LEVELS,
 	K_HARD,
 	K_SOFT,
+	K_WINDOW,
 	K_COUNT
 };
 
@@ -212,6 +217,7 @@ static const char * const knob_names[K_COUNT] = {
 	[K_LEVELS] = "residency_levels",
 	[K_HARD] = "throttle_hard_ms",
 	[K_SOFT] = "throttle_soft_ms",
+	[K_WINDOW] = "evict_window",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -399,11 +405,12 @@ static int vttm_ioctl(int fd, unsigned long req, void *arg)
 }
 
 static int vttm_bo_create(int fd, __u64 size, __u32 placements,
-			  __u32 *handle)
+			  __u32 flags, __u32 *handle)
 {
 	struct drm_vttm_bo_create req = {
 		.size = size,
 		.placements = placements,
+		.flags = flags,
 	};
 	int ret;
 
@@ -516,8 +523,13 @@ static void find_knobs(struct config *cfg)
 		cfg->knobs[k][0] = '\0';
 		if (stat(cfg->device, &st))
 			continue;
-		snprintf(cfg->knobs[k], sizeof(cfg->knobs[k]), "%s/%u/%s",
-			 DRI_DEBUGFS, minor(st.st_rdev), knob_names[k]);
+		if (k == K_WINDOW)
+			snprintf(cfg->knobs[k], sizeof(cfg->knobs[k]), "%s/%s",
+				 TTM_PARAMS, knob_names[k]);
+		else
+			snprintf(cfg->knobs[k], sizeof(cfg->knobs[k]),
+				 "%s/%u/%s", DRI_DEBUGFS, minor(st.st_rdev),
+				 knob_names[k]);
 		if (access(cfg->knobs[k], W_OK) ||
 		    read_small(cfg->knobs[k], cfg->saved[k],
 			       sizeof(cfg->saved[k])))
@@ -574,6 +586,8 @@ static int set_knobs(const struct config *cfg, const struct bench_mode *mode)
 		ret = write_knob(cfg, K_HARD, hard);
 	if (!ret)
 		ret = write_knob(cfg, K_SOFT, soft);
+	if (!ret)
+		ret = write_knob(cfg, K_WINDOW, mode->window ? "Y" : "N");
 	return ret;
 }
 
@@ -987,7 +1001,7 @@ static int engine_enter_phase(struct engine *e, unsigned int phase)
 		if (e->handles[i] || bo->phase > phase)
 			continue;
 		fd = e->cl[s->groups[bo->group].client].fd;
-		ret = vttm_bo_create(fd, bo->size, bo->placements,
+		ret = vttm_bo_create(fd, bo->size, bo->placements, bo->flags,
 				     &e->handles[i]);
 		if (!ret)
 			ret = vttm_set_residency(fd, e->handles[i], bo->level);

@@ -32,10 +32,11 @@ fi
 
 # A good file with blank and comment lines, CRLF line ends, a window that
 # wraps, adjacent ranges of one group, a phase that adds buffers, and a
-# client without jobs.
+# client without jobs, holding a contiguous buffer.
 printf '%s\r\n' "vttm-scenario 1" "" "# a comment" "client app  # trailing" \
 	"client idle" "frames app" "bo app rt 4 1/8 vram level high" \
 	"bo app tex 3 64K vram,gtt" "bo idle held 1 4M gtt" \
+	"bo idle scan 1 1M vram contiguous" \
 	"job app 1ms nowait rt[0-1] rt[2-3] tex{2,1}" "job app 500us wait rt" \
 	"warmup 0" "phase one 3" "bo app tex 1 64K vram,gtt level low" \
 	>"$tmp/good.scenario"
@@ -82,8 +83,8 @@ printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram,vram" "$tail" |
 	bad placements 5 "bad placements"
 printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram level urgent" "$tail" |
 	bad level 5 "bad level 'urgent'"
-printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram contiguous" "$tail" |
-	bad contiguous 5 "contiguous: not in vttm's uAPI"
+printf '%s\n%s\n%s\n' "$head" "bo app t 1 1M vram,gtt contiguous" "$tail" |
+	bad contiguous 5 "contiguous: only for placements vram"
 printf '%s\n%s\n%s\n' "$head" "bo game t 1 1M vram" "$tail" |
 	bad unknown_client 5 "no client named 'game'"
 printf '%s\n%s\n%s\n' "$head" "job app 2s wait rt" "phase one 10" |

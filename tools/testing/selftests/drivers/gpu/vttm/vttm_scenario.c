@@ -265,8 +265,10 @@ static int scn_line_bo(struct scn_parser *p, char **tok, unsigned int n)
 			level = true;
 			if (!scn_level(tok[++i], &proto.level))
 				return scn_error(p, "bad level '%s'", tok[i]);
-		} else if (!strcmp(tok[i], "contiguous")) {
-			return scn_error(p, "contiguous: not in vttm's uAPI yet");
+		} else if (!strcmp(tok[i], "contiguous") && !proto.flags) {
+			if (proto.placements != VTTM_PLACE_VRAM)
+				return scn_error(p, "contiguous: only for placements vram");
+			proto.flags = VTTM_BO_CONTIGUOUS;
 		} else {
 			return scn_error(p, "unexpected '%s'", tok[i]);
 		}

@@ -47,6 +47,8 @@ struct scn_bo {
 	__u64 size_den;
 	__u32 placements;
 	__u32 level;
+	/* VTTM_BO_* creation flags: VTTM_BO_CONTIGUOUS or 0. */
+	__u32 flags;
 	/* Created when this phase starts; 0: before the first frame. */
 	unsigned int phase;
 };

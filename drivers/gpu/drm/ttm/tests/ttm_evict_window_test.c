@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0 AND MIT
+/*
+ * KUnit tests for contiguity-aware eviction, on the mock buddy manager.
+ */
+#include <drm/drm_exec.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_range_manager.h>
+#include <drm/ttm/ttm_resource.h>
+
+#include "ttm_kunit_helpers.h"
+#include "ttm_mock_manager.h"
+
+/* VRAM of 16 one-page BOs; the contiguous allocation needs 4 pages. */
+#define WINDOW_VRAM_PAGES	16
+#define WINDOW_PAGES		4
+
+/*
+ * The page each BO takes, in creation and so LRU order: LRU order takes a
+ * page from each aligned 4-page range in turn, and frees a range only
+ * after 13 evictions.
+ */
+static const u8 window_lru_page[WINDOW_VRAM_PAGES] = {
+	0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15
+};
+
+static const struct ttm_place sys_place = { .mem_type = TTM_PL_SYSTEM };
+
+static struct ttm_placement sys_placement = {
+	.num_placement = 1,
+	.placement = &sys_place,
+};
+
+static const struct ttm_place contig_place = {
+	.mem_type = TTM_PL_VRAM,
+	.flags = TTM_PL_FLAG_CONTIGUOUS,
+};
+
+static struct ttm_placement contig_placement = {
+	.num_placement = 1,
+	.placement = &contig_place,
+};
+
+static const struct ttm_place vram_place = { .mem_type = TTM_PL_VRAM };
+
+static struct ttm_placement vram_placement = {
+	.num_placement = 1,
+	.placement = &vram_place,
+};
+
+/*
+ * The pages whose BOs were evicted, a BO the driver refuses to evict, and
+ * whether VRAM is a range manager rather than the mock buddy one.
+ */
+static struct {
+	unsigned long pages;
+	unsigned int evicted;
+	struct ttm_buffer_object *refuse;
+	bool range_manager;
+} window_seen;
+
+/* The first VRAM page of @bo. */
+static unsigned int window_page(struct ttm_buffer_object *bo)
+{
+	struct ttm_mock_resource *res;
+	struct gpu_buddy_block *block;
+
+	if (window_seen.range_manager)
+		return bo->resource->start;
+
+	res = container_of(bo->resource, struct ttm_mock_resource, base);
+	block = list_first_entry(&res->blocks, struct gpu_buddy_block, link);
+	return gpu_buddy_block_offset(block) >> PAGE_SHIFT;
+}
+
+/* A function, so that a failure prints the mask, not GENMASK()'s body. */
+static void window_expect_pages(struct kunit *test, unsigned long want)
+{
+	KUNIT_EXPECT_EQ(test, window_seen.pages, want);
+}
+
+static int window_test_move(struct ttm_buffer_object *bo, bool evict,
+			    struct ttm_operation_ctx *ctx,
+			    struct ttm_resource *new_mem, struct ttm_place *hop)
+{
+	if (evict) {
+		window_seen.pages |= BIT(window_page(bo));
+		window_seen.evicted++;
+	}
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
+static void window_test_evict_flags(struct ttm_buffer_object *bo,
+				    struct ttm_placement *placement)
+{
+	*placement = sys_placement;
+}
+
+static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
+					  const struct ttm_place *place)
+{
+	return bo != window_seen.refuse && ttm_bo_eviction_valuable(bo, place);
+}
+
+static int ttm_evict_window_test_init(struct kunit *test)
+{
+	struct ttm_test_devices *priv;
+	struct ttm_device_funcs *funcs;
+	int err;
+
+	err = ttm_test_devices_init(test);
+	if (err)
+		return err;
+	priv = test->priv;
+
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = ttm_dev_funcs;
+	funcs->move = window_test_move;
+	funcs->evict_flags = window_test_evict_flags;
+	funcs->eviction_valuable = window_test_eviction_valuable;
+
+	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
+	err = ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, 0, funcs);
+	if (err)
+		return err;
+
+	memset(&window_seen, 0, sizeof(window_seen));
+	return ttm_mock_manager_init(priv->ttm_dev, TTM_PL_VRAM,
+				     WINDOW_VRAM_PAGES * PAGE_SIZE);
+}
+
+static void ttm_evict_window_test_fini(struct kunit *test)
+{
+	struct ttm_test_devices *priv = test->priv;
+
+	if (window_seen.range_manager)
+		ttm_range_man_fini(priv->ttm_dev, TTM_PL_VRAM);
+	else if (ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM))
+		ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
+	ttm_test_devices_fini(test);
+}
+
+/* An unlocked BO placed in @placement, sharing @resv if set. */
+static struct ttm_buffer_object *window_test_bo(struct kunit *test,
+						struct ttm_placement *placement,
+						size_t size,
+						struct dma_resv *resv)
+{
+	struct ttm_test_devices *priv = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *bo;
+
+	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo);
+
+	drm_gem_private_object_init(priv->drm, &bo->base, size);
+	if (resv)
+		dma_resv_lock(resv, NULL);
+	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(priv->ttm_dev, bo,
+						   ttm_bo_type_device,
+						   placement, 0, &ctx,
+						   NULL, resv,
+						   &dummy_ttm_bo_destroy), 0);
+	dma_resv_unlock(bo->base.resv);
+	return bo;
+}
+
+/*
+ * Fill VRAM in window_lru_page order. The BOs on pages 8-11 are the
+ * cheapest to evict (MINIMUM residency), those on 12-15 next (LOW), the
+ * others NORMAL. With @share, the BO on page 9 shares page 8's reservation.
+ */
+static void window_test_fill(struct kunit *test,
+			     struct ttm_buffer_object **bos, bool share)
+{
+	unsigned int i;
+
+	for (i = 0; i < WINDOW_VRAM_PAGES; i++) {
+		unsigned int page = window_lru_page[i];
+		struct ttm_place place = {
+			.mem_type = TTM_PL_VRAM,
+			.fpfn = page,
+			.lpfn = page + 1,
+		};
+		struct ttm_placement placement = {
+			.num_placement = 1,
+			.placement = &place,
+		};
+		struct dma_resv *resv = NULL;
+		struct ttm_buffer_object *bo;
+
+		if (share && page == 9)
+			resv = bos[8]->base.resv;
+		bo = window_test_bo(test, &placement, PAGE_SIZE, resv);
+		KUNIT_ASSERT_EQ(test, window_page(bo), page);
+
+		dma_resv_lock(bo->base.resv, NULL);
+		if (page >= 8 && page < 12)
+			ttm_bo_set_residency(bo, TTM_RESIDENCY_MINIMUM);
+		else if (page >= 12)
+			ttm_bo_set_residency(bo, TTM_RESIDENCY_LOW);
+		dma_resv_unlock(bo->base.resv);
+		bos[page] = bo;
+	}
+}
+
+static void window_test_put(struct ttm_buffer_object **bos,
+			    struct ttm_buffer_object *evictor)
+{
+	unsigned int i;
+
+	for (i = 0; i < WINDOW_VRAM_PAGES; i++)
+		ttm_bo_fini(bos[i]);
+	ttm_bo_fini(evictor);
+}
+
+/* Place @evictor in @placement, without a ww ticket. */
+static int window_test_validate(struct ttm_buffer_object *evictor,
+				struct ttm_placement *placement)
+{
+	struct ttm_operation_ctx ctx = { };
+	int err;
+
+	dma_resv_lock(evictor->base.resv, NULL);
+	err = ttm_bo_validate(evictor, placement, &ctx);
+	dma_resv_unlock(evictor->base.resv);
+	return err;
+}
+
+/*
+ * A contiguous allocation evicts the four BOs of the cheapest range, not
+ * the thirteen that LRU order would take.
+ */
+static void ttm_evict_window_cheapest(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+
+	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
+			0);
+	window_expect_pages(test, GENMASK(11, 8));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 8);
+
+	window_test_put(bos, evictor);
+}
+
+/* An allocation that need not be contiguous still evicts in LRU order. */
+static void ttm_evict_window_not_contiguous(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+
+	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &vram_placement),
+			0);
+	window_expect_pages(test, BIT(0) | BIT(4) | BIT(8) | BIT(12));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+
+	window_test_put(bos, evictor);
+}
+
+/*
+ * A range whose BO the driver refuses is lost after its other BOs went:
+ * eviction goes on in LRU order, and the allocation still succeeds.
+ */
+static void ttm_evict_window_lost_falls_back(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+	window_seen.refuse = bos[9];
+
+	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
+			0);
+	KUNIT_EXPECT_EQ(test, bos[9]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 0);
+	KUNIT_EXPECT_TRUE(test, window_seen.pages & BIT(8));
+	KUNIT_EXPECT_EQ(test, window_seen.pages & GENMASK(3, 0), GENMASK(3, 0));
+
+	window_test_put(bos, evictor);
+}
+
+/*
+ * On a range manager, drm_mm's scan adds BOs in LRU order until a range
+ * comes free, and eviction takes only the four BOs in it, where LRU order
+ * would take thirteen.
+ */
+static void ttm_evict_window_range_manager(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+	struct ttm_test_devices *priv = test->priv;
+
+	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
+	KUNIT_ASSERT_EQ(test, ttm_range_man_init(priv->ttm_dev, TTM_PL_VRAM,
+						 false, WINDOW_VRAM_PAGES), 0);
+	window_seen.range_manager = true;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+
+	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
+			0);
+	window_expect_pages(test, GENMASK(3, 0));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 0);
+
+	window_test_put(bos, evictor);
+}
+
+enum window_unmovable { WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED };
+
+static const enum window_unmovable window_unmovable_cases[] = {
+	WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED
+};
+
+static void window_unmovable_desc(const enum window_unmovable *kind,
+				  char *desc)
+{
+	static const char * const names[] = {
+		"held by the caller's exec",
+		"shares a reservation the caller's exec holds",
+		"pinned",
+	};
+
+	strscpy(desc, names[*kind], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(window_unmovable, window_unmovable_cases,
+		  window_unmovable_desc);
+
+/*
+ * A BO in the cheapest range that the walk cannot take makes the range no
+ * candidate: the walk only trylocks, and the caller's ticket already holds
+ * the reservations of its transaction, the object drm_exec prelocked after
+ * a back-off among them. The next cheapest range goes instead, and nothing
+ * else.
+ */
+static void ttm_evict_window_skips_unmovable(struct kunit *test)
+{
+	const enum window_unmovable *kind = test->param_value;
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+	struct ttm_buffer_object *unmovable;
+	struct ttm_operation_ctx ctx = { };
+	struct drm_exec exec;
+	int err;
+
+	window_test_fill(test, bos, *kind == WINDOW_SHARES_HELD);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+	unmovable = *kind == WINDOW_SHARES_HELD ? bos[9] : bos[8];
+
+	if (*kind == WINDOW_PINNED) {
+		dma_resv_lock(unmovable->base.resv, NULL);
+		ttm_bo_pin(unmovable);
+		dma_resv_unlock(unmovable->base.resv);
+	}
+
+	drm_exec_init(&exec, 0, 0);
+	ctx.exec = &exec;
+	drm_exec_until_all_locked(&exec) {
+		err = drm_exec_lock_obj(&exec, &evictor->base);
+		drm_exec_retry_on_contention(&exec);
+		if (err)
+			break;
+		if (*kind != WINDOW_PINNED) {
+			err = drm_exec_lock_obj(&exec, &bos[8]->base);
+			drm_exec_retry_on_contention(&exec);
+			if (err)
+				break;
+		}
+		err = ttm_bo_validate(evictor, &contig_placement, &ctx);
+		drm_exec_retry_on_contention(&exec);
+	}
+	drm_exec_fini(&exec);
+
+	KUNIT_ASSERT_EQ(test, err, 0);
+	window_expect_pages(test, GENMASK(15, 12));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	KUNIT_EXPECT_EQ(test, unmovable->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 12);
+
+	if (*kind == WINDOW_PINNED) {
+		dma_resv_lock(unmovable->base.resv, NULL);
+		ttm_bo_unpin(unmovable);
+		dma_resv_unlock(unmovable->base.resv);
+	}
+	window_test_put(bos, evictor);
+}
+
+/*
+ * The benchmark: what the search costs with n resources, against one
+ * failed contiguous allocation attempt in the same manager, which LRU
+ * order repeats after every victim. VRAM of 2n pages holds n one-page
+ * resources on every other page, so that no two free pages are adjacent
+ * and a 16-page buffer must evict eight of them.
+ */
+static const unsigned int window_bench_res[] = { 1000, 10000, 100000 };
+
+#define WINDOW_BENCH_RUNS	5
+
+static void window_bench_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u resources", *n);
+}
+
+KUNIT_ARRAY_PARAM(window_bench, window_bench_res, window_bench_desc);
+
+/* @a as a multiple of @b, in hundredths. */
+static u32 window_bench_ratio(u64 a, u64 b)
+{
+	return min_t(u64, div64_u64(a * 100, max_t(u64, b, 1)), U32_MAX);
+}
+
+static void ttm_evict_window_bench(struct kunit *test)
+{
+	const unsigned int n = *(const unsigned int *)test->param_value;
+	u64 search_ns = U64_MAX, attempt_ns = U64_MAX;
+	struct ttm_test_devices *priv = test->priv;
+	struct ttm_buffer_object *owner, *evictor;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_evict_window_request req = {
+		.place = &contig_place,
+		.ctx = &ctx,
+		.may_try_low = true,
+	};
+	struct ttm_resource_manager *man;
+	struct ttm_evict_window window;
+	struct ttm_resource **res;
+	unsigned int i;
+	u32 ratio;
+
+	/* The suite's 16-page VRAM makes way for one of 2n pages. */
+	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
+	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(priv->ttm_dev, TTM_PL_VRAM,
+						    2 * n * PAGE_SIZE), 0);
+	man = ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
+
+	res = kvcalloc(2 * n, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		kunit_skip(test, "no memory for %u resources", 2 * n);
+
+	owner = window_test_bo(test, &sys_placement, PAGE_SIZE, NULL);
+	evictor = window_test_bo(test, &sys_placement, 16 * PAGE_SIZE, NULL);
+	req.evictor = evictor;
+
+	dma_resv_lock(owner->base.resv, NULL);
+	for (i = 0; i < 2 * n; i++)
+		KUNIT_ASSERT_EQ(test, ttm_resource_alloc(owner, &vram_place,
+							 &res[i], NULL), 0);
+	for (i = 0; i < 2 * n; i += 2)
+		ttm_resource_free(owner, &res[i]);
+
+	/* Each figure is the fastest of its runs, the two taking turns. */
+	for (i = 0; i < WINDOW_BENCH_RUNS; i++) {
+		struct ttm_resource *none = NULL;
+		ktime_t start = ktime_get();
+
+		KUNIT_ASSERT_TRUE(test, man->func->evict_window(man, &req,
+								&window));
+		search_ns = min_t(u64, search_ns,
+				  ktime_to_ns(ktime_sub(ktime_get(), start)));
+
+		start = ktime_get();
+		KUNIT_ASSERT_EQ(test, man->func->alloc(man, evictor,
+						       &contig_place, &none),
+				-ENOSPC);
+		attempt_ns = min_t(u64, attempt_ns,
+				   ktime_to_ns(ktime_sub(ktime_get(), start)));
+	}
+
+	/* Eight NORMAL pages, weighted 1 + TTM_RESIDENCY_NORMAL. */
+	KUNIT_EXPECT_EQ(test, window.size, 16 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, window.cost,
+			8 * PAGE_SIZE * (1 + TTM_RESIDENCY_NORMAL));
+
+	ratio = window_bench_ratio(search_ns, attempt_ns);
+	kunit_info(test, "%u resources: search %llu ns, failed contiguous allocation %llu ns (search = x%u.%02u attempts)\n",
+		   n, search_ns, attempt_ns, ratio / 100, ratio % 100);
+
+	for (i = 1; i < 2 * n; i += 2)
+		ttm_resource_free(owner, &res[i]);
+	dma_resv_unlock(owner->base.resv);
+	kvfree(res);
+	ttm_bo_fini(evictor);
+	ttm_bo_fini(owner);
+}
+
+static struct kunit_case ttm_evict_window_cases[] = {
+	KUNIT_CASE(ttm_evict_window_cheapest),
+	KUNIT_CASE(ttm_evict_window_not_contiguous),
+	KUNIT_CASE(ttm_evict_window_lost_falls_back),
+	KUNIT_CASE(ttm_evict_window_range_manager),
+	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
+			 window_unmovable_gen_params),
+	{}
+};
+
+static struct kunit_suite ttm_evict_window_suite = {
+	.name = "ttm_evict_window",
+	.init = ttm_evict_window_test_init,
+	.exit = ttm_evict_window_test_fini,
+	.test_cases = ttm_evict_window_cases,
+};
+
+static struct kunit_case ttm_evict_window_bench_cases[] = {
+	/* Information rather than a test: it fails only if the search does. */
+	KUNIT_CASE_PARAM_ATTR(ttm_evict_window_bench, window_bench_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite ttm_evict_window_bench_suite = {
+	.name = "ttm_evict_window_bench",
+	.init = ttm_evict_window_test_init,
+	.exit = ttm_evict_window_test_fini,
+	.test_cases = ttm_evict_window_bench_cases,
+};
+
+kunit_test_suites(&ttm_evict_window_suite, &ttm_evict_window_bench_suite);
+
+MODULE_DESCRIPTION("KUnit tests for contiguity-aware eviction");
+MODULE_LICENSE("GPL and additional rights");

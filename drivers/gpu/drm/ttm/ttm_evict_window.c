@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Contiguity-aware eviction: the range a contiguous allocation frees.
+ */
+
+#include <linux/cgroup_dmem.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_resource.h>
+
+#include "ttm_bo_internal.h"
+
+/**
+ * DOC: Contiguity-aware eviction
+ *
+ * A contiguous allocation, a scanout buffer say, can fail in a manager
+ * that has room but no free range large enough. Eviction in LRU order then
+ * frees memory all over the manager until a range happens to come free:
+ * up to all of it, for one buffer. Instead, TTM first asks the manager for
+ * the range cheapest to free (&ttm_resource_manager_func.evict_window).
+ * The manager's allocator knows where such an allocation can go, and
+ * prices each resource there with ttm_evict_window_cost(). Eviction then
+ * takes, in LRU order, only the buffers that intersect that range,
+ * retrying the allocation after each. It only trylocks them: a busy
+ * buffer loses the range, rather than a wait or a back-off on a buffer
+ * outside it. If the range does not come free after all (a buffer in it
+ * was locked, or the driver refused it, in the meantime), eviction goes on
+ * in LRU order over the whole place, as without a range.
+ *
+ * A resource costs its size, weighted by its LRU priority and residency
+ * level, so that the range chosen roughly agrees with LRU order. A range
+ * holding a resource the walk could not take is never chosen: a pinned
+ * one; the evictor's, or one sharing its reservation; one locked with the
+ * caller's ww ticket, the object drm_exec prelocked after a back-off
+ * among them, since the trylock cannot get it (except the reservation the
+ * context lets eviction share, &ttm_operation_ctx.allow_res_evict); and
+ * one protected by dmem.min or dmem.low, measured against the root
+ * cgroup. No range is chosen when a dmem.max held the charge back, since
+ * what is missing then is room in the cgroup, nor when a throttled client
+ * may take only its own memory.
+ *
+ * Buddy-based managers search with gpu_buddy_cheapest_block(), which
+ * weighs every candidate range of the allocation's size. The range manager
+ * uses drm_mm's eviction scan instead: it adds resources in LRU order until
+ * a range comes free, and takes only those in that range. Its range is the
+ * one LRU order would free first, not the cheapest, but the scan stops
+ * there.
+ *
+ * Locking, outermost first: the evictor's reservation; the manager's own
+ * lock, the one its allocations take; for the range manager only,
+ * &ttm_device.lru_lock, to walk the LRU. The buddy search takes no TTM
+ * lock: other allocations of the device wait for it only if they need
+ * the same manager. ttm_evict_window_cost() takes no lock at all. It reads
+ * a buffer object's fields unlocked; a stale value costs at most the
+ * fallback to LRU order. The manager's lock keeps the resources it prices
+ * alive. The managers assert the locks they need held, and lockdep checks
+ * the order in the KUnit suites.
+ *
+ * The search runs only when a contiguous allocation found no room. Writing
+ * 0 to the ``ttm.evict_window`` module parameter switches it off, for a
+ * comparison in one boot.
+ */
+
+static bool ttm_evict_window_on = true;
+module_param_named(evict_window, ttm_evict_window_on, bool, 0644);
+MODULE_PARM_DESC(evict_window,
+		 "Free the cheapest range for a contiguous allocation before evicting in LRU order (default: true)");
+
+/**
+ * ttm_evict_window_enabled - whether contiguous allocations search a range
+ *
+ * Return: The ``ttm.evict_window`` module parameter.
+ */
+bool ttm_evict_window_enabled(void)
+{
+	return READ_ONCE(ttm_evict_window_on);
+}
+
+/* What the walk's trylock cannot get: a reservation the caller holds. */
+static bool ttm_evict_window_callers(const struct ttm_evict_window_request *req,
+				     struct ttm_buffer_object *bo)
+{
+	struct dma_resv *resv = bo->base.resv;
+	struct ttm_operation_ctx *ctx = req->ctx;
+
+	if (bo == req->evictor)
+		return true;
+	if (ctx->allow_res_evict && resv == ctx->resv)
+		return false;
+	return resv == req->evictor->base.resv ||
+		(req->ticket && dma_resv_locking_ctx(resv) == req->ticket);
+}
+
+/* Protected by dmem.min or dmem.low, or the allocation's own when it is. */
+static bool ttm_evict_window_protected(const struct ttm_evict_window_request *req,
+				       struct ttm_resource *res)
+{
+	bool hit_low = false;
+
+	if (!res->css)
+		return false;
+	if (!req->may_try_low && res->css == req->charge_pool)
+		return true;
+	return !dmem_cgroup_state_evict_valuable(NULL, res->css, false,
+						 &hit_low);
+}
+
+/**
+ * ttm_evict_window_cost - what evicting a resource costs a contiguous
+ * allocation
+ * @req: The allocation.
+ * @res: A resource of the manager the allocation found no room in.
+ *
+ * For &ttm_resource_manager_func.evict_window, with the manager's lock
+ * held, which keeps @res alive. Takes no lock, so it may also run under
+ * &ttm_device.lru_lock.
+ *
+ * Return: The size of @res weighted by its LRU priority and residency
+ * level, or %TTM_EVICT_WINDOW_UNMOVABLE if eviction for @req cannot take
+ * it; see "Contiguity-aware eviction".
+ */
+u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
+			  struct ttm_resource *res)
+{
+	struct ttm_buffer_object *bo = READ_ONCE(res->bo);
+
+	if (!bo || READ_ONCE(bo->pin_count) ||
+	    ttm_evict_window_callers(req, bo) ||
+	    ttm_evict_window_protected(req, res))
+		return TTM_EVICT_WINDOW_UNMOVABLE;
+
+	/* Weights stay below 2^5, sizes below 2^58: no overflow. */
+	return (u64)res->size *
+		(1 + READ_ONCE(bo->priority) * TTM_NUM_RESIDENCY +
+		 READ_ONCE(bo->residency));
+}
+EXPORT_SYMBOL(ttm_evict_window_cost);
+
+/**
+ * ttm_evict_window_buddy_range - where a buddy allocator can place a
+ * contiguous allocation
+ * @req: The allocation.
+ * @man_size: The manager's size in bytes.
+ * @start: Set to the first byte of the place, as an offset into the manager.
+ * @end: Set to the byte after the place's last.
+ * @size: Set to the size of the block the allocation needs.
+ *
+ * A buddy allocator places a contiguous allocation in a naturally aligned
+ * block of the power of two that covers its size; gpu_buddy_cheapest_block()
+ * searches such blocks. For &ttm_resource_manager_func.evict_window.
+ *
+ * Return: false if no such block fits in the place.
+ */
+bool ttm_evict_window_buddy_range(const struct ttm_evict_window_request *req,
+				  u64 man_size, u64 *start, u64 *end,
+				  u64 *size)
+{
+	u64 lpfn = (u64)req->place->lpfn << PAGE_SHIFT;
+
+	*start = (u64)req->place->fpfn << PAGE_SHIFT;
+	*end = lpfn && lpfn < man_size ? lpfn : man_size;
+	*size = roundup_pow_of_two(PAGE_ALIGN(req->evictor->base.size));
+	return *start < *end && round_up(*start, *size) + *size <= *end;
+}
+EXPORT_SYMBOL(ttm_evict_window_buddy_range);
