@@ -1631,9 +1631,9 @@ static u64 subtree_cost(struct gpu_buddy *mm, struct gpu_buddy_block *top,
  * wins, the lowest on a tie.
  *
  * One walk of the block tree, which stops early below a candidate as soon
- * as it costs more than the best one: time linear in the number of blocks
- * at worst, no allocation, no change to @mm. The caller holds the lock
- * that gpu_buddy_alloc_blocks() needs, and @cost must not take it.
+ * as it costs more than the best one: @cost is called at most once per
+ * allocated block, no allocation, no change to @mm. The caller holds the
+ * lock that gpu_buddy_alloc_blocks() needs, and @cost must not take it.
  *
  * A contiguous allocation whose size is not a power of two can also be
  * placed by the try-harder path, in an unaligned range of its own size

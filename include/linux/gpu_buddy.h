@@ -85,7 +85,8 @@ enum gpu_buddy_free_tree {
  * blocks at various orders (power-of-2 sizes) from chunk_size up to the
  * largest contiguous region.
  *
- * @private: Private data owned by the allocator user (e.g., driver-specific data)
+ * @private: Private data owned by the allocator user (e.g., driver-specific data),
+ *           reset to NULL when the block is allocated
  * @link: List node for user ownership while block is allocated
  */
 struct gpu_buddy_block {

@@ -1553,20 +1553,24 @@ static void cheapest_owner_alloc(struct kunit *test, struct gpu_buddy *mm,
  * them unmovable, free a random third of them, and check every size and a
  * random range against the exhaustive search. Freeing what intersects the
  * range found must then make room for a contiguous allocation of the size.
+ * Sizes that are no power of two give the allocator several roots.
  */
 static void gpu_test_buddy_cheapest_block_optimum(struct kunit *test)
 {
 	GPU_RND_STATE(prng, random_seed);
-	const u64 ps = SZ_4K, mm_size = 256 * SZ_4K;
+	static const u64 pages[] = { 256, 250, 200 };
+	const u64 ps = SZ_4K;
 	struct cheapest_owner *owners;
 	unsigned int n = 0, i, round;
 	struct gpu_buddy mm;
 	u64 used = 0;
 
-	owners = kunit_kcalloc(test, mm_size / ps, sizeof(*owners), GFP_KERNEL);
+	owners = kunit_kcalloc(test, pages[0], sizeof(*owners), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, owners);
 
-	for (round = 0; round < 8; round++) {
+	for (round = 0; round < 9; round++) {
+		const u64 mm_size = pages[round % ARRAY_SIZE(pages)] * ps;
+
 		KUNIT_ASSERT_EQ(test, gpu_buddy_init(&mm, mm_size, ps), 0);
 		n = 0;
 		used = 0;

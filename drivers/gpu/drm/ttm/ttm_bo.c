@@ -869,10 +869,12 @@ static s64 ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 	window.fpfn = found.start >> PAGE_SHIFT;
 	window.lpfn = (found.start + found.size) >> PAGE_SHIFT;
 
+	/* The first pass's settings: trylock only, dmem.low respected. */
 	evict_walk->victims = &window;
 	evict_walk->walk.arg.trylock_only = true;
 	lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man, 1);
 	evict_walk->victims = place;
+	evict_walk->hit_low = false;
 	return lret;
 }
 

@@ -3,7 +3,9 @@
  * Contiguity-aware eviction: the range a contiguous allocation frees.
  */
 
+#include <linux/build_bug.h>
 #include <linux/cgroup_dmem.h>
+#include <linux/gpu_buddy.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 
@@ -31,15 +33,17 @@
  * was locked, or the driver refused it, in the meantime), eviction goes on
  * in LRU order over the whole place, as without a range.
  *
- * A resource costs its size, weighted by its LRU priority and residency
- * level, so that the range chosen roughly agrees with LRU order. A range
+ * A resource costs its size, weighted by its LRU priority and, among the
+ * evictor's own buffers, residency level, so that the range chosen roughly
+ * agrees with LRU order. A range
  * holding a resource the walk could not take is never chosen: a pinned
  * one; the evictor's, or one sharing its reservation; one locked with the
  * caller's ww ticket, the object drm_exec prelocked after a back-off
  * among them, since the trylock cannot get it (except the reservation the
  * context lets eviction share, &ttm_operation_ctx.allow_res_evict); and
  * one protected by dmem.min or dmem.low, measured against the root
- * cgroup. No range is chosen when a dmem.max held the charge back, since
+ * cgroup rather than against the cgroups' common ancestor as the walk does
+ * (a difference costs at most the fallback). No range is chosen when a dmem.max held the charge back, since
  * what is missing then is room in the cgroup, nor when a throttled client
  * may take only its own memory.
  *
@@ -64,6 +68,9 @@
  * 0 to the ``ttm.evict_window`` module parameter switches it off, for a
  * comparison in one boot.
  */
+
+/* Buddy managers return ttm_evict_window_cost() as a block's cost. */
+static_assert(TTM_EVICT_WINDOW_UNMOVABLE == GPU_BUDDY_COST_UNMOVABLE);
 
 static bool ttm_evict_window_on = true;
 module_param_named(evict_window, ttm_evict_window_on, bool, 0644);
@@ -95,7 +102,11 @@ static bool ttm_evict_window_callers(const struct ttm_evict_window_request *req,
 		(req->ticket && dma_resv_locking_ctx(resv) == req->ticket);
 }
 
-/* Protected by dmem.min or dmem.low, or the allocation's own when it is. */
+/*
+ * Protected by dmem.min or dmem.low, measured against the root; a cgroup
+ * may take its own memory, unless its allocation is within its protection
+ * and evicts only other cgroups'.
+ */
 static bool ttm_evict_window_protected(const struct ttm_evict_window_request *req,
 				       struct ttm_resource *res)
 {
@@ -103,10 +114,26 @@ static bool ttm_evict_window_protected(const struct ttm_evict_window_request *re
 
 	if (!res->css)
 		return false;
-	if (!req->may_try_low && res->css == req->charge_pool)
-		return true;
+	if (res->css == req->charge_pool)
+		return !req->may_try_low;
 	return !dmem_cgroup_state_evict_valuable(NULL, res->css, false,
 						 &hit_low);
+}
+
+/*
+ * Residency levels order eviction only inside one bulk move: they weigh
+ * only the evictor's own BOs, so that no client's levels shift eviction
+ * onto another client.
+ */
+static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_request *req,
+					    struct ttm_buffer_object *bo)
+{
+	unsigned int level = TTM_RESIDENCY_NORMAL;
+	struct ttm_lru_bulk_move *bulk = READ_ONCE(bo->bulk_move);
+
+	if (bulk && bulk == READ_ONCE(req->evictor->bulk_move))
+		level = READ_ONCE(bo->residency);
+	return 1 + READ_ONCE(bo->priority) * TTM_NUM_RESIDENCY + level;
 }
 
 /**
@@ -134,9 +161,7 @@ u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 		return TTM_EVICT_WINDOW_UNMOVABLE;
 
 	/* Weights stay below 2^5, sizes below 2^58: no overflow. */
-	return (u64)res->size *
-		(1 + READ_ONCE(bo->priority) * TTM_NUM_RESIDENCY +
-		 READ_ONCE(bo->residency));
+	return (u64)res->size * ttm_evict_window_weight(req, bo);
 }
 EXPORT_SYMBOL(ttm_evict_window_cost);
 

@@ -172,7 +172,13 @@ static bool ttm_range_man_scan_lru(struct ttm_resource_manager *man,
 	ttm_resource_manager_for_each_res(&cursor, res) {
 		struct ttm_range_mgr_node *node = to_ttm_range_mgr_node(res);
 
-		if (ttm_evict_window_cost(req, res) ==
+		/*
+		 * A resource joins the LRU before its node is inserted, and
+		 * leaves it after its node is removed, both outside the
+		 * manager's lock: only a node in the allocator may be added.
+		 */
+		if (!drm_mm_node_allocated(&node->mm_nodes[0]) ||
+		    ttm_evict_window_cost(req, res) ==
 		    TTM_EVICT_WINDOW_UNMOVABLE)
 			continue;
 
@@ -202,6 +208,7 @@ static bool ttm_range_man_evict_window(struct ttm_resource_manager *man,
 	struct ttm_range_manager *rman = to_range_manager(man);
 	const struct ttm_place *place = req->place;
 	struct ttm_buffer_object *bo = req->evictor;
+	unsigned long lpfn = place->lpfn ?: man->size;
 	u64 first = U64_MAX, last = 0, cost = 0;
 	struct ttm_range_mgr_node *node;
 	enum drm_mm_insert_mode mode;
@@ -209,14 +216,18 @@ static bool ttm_range_man_evict_window(struct ttm_resource_manager *man,
 	LIST_HEAD(scanned);
 	bool found;
 
+	/* drm_mm's scan must be asked only for a hole that can exist. */
+	if (place->fpfn >= lpfn || PFN_UP(bo->base.size) > lpfn - place->fpfn)
+		return false;
+
 	mode = DRM_MM_INSERT_BEST;
 	if (place->flags & TTM_PL_FLAG_TOPDOWN)
 		mode = DRM_MM_INSERT_HIGH;
 
 	spin_lock(&rman->lock);
 	drm_mm_scan_init_with_range(&scan, &rman->mm, PFN_UP(bo->base.size),
-				    bo->page_alignment, 0, place->fpfn,
-				    place->lpfn ?: man->size, mode);
+				    bo->page_alignment, 0, place->fpfn, lpfn,
+				    mode);
 	found = ttm_range_man_scan_lru(man, req, &scan, &scanned);
 
 	/* Every node leaves the scan, last added first. */
@@ -230,8 +241,7 @@ static bool ttm_range_man_evict_window(struct ttm_resource_manager *man,
 		first = min(first, mm_node->start);
 		last = max(last, mm_node->start + mm_node->size);
 		c = ttm_evict_window_cost(req, &node->base);
-		if (c != TTM_EVICT_WINDOW_UNMOVABLE)
-			cost += c;
+		cost = c > U64_MAX - cost ? U64_MAX : cost + c;
 	}
 	spin_unlock(&rman->lock);
 

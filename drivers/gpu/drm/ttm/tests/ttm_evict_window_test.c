@@ -16,8 +16,8 @@
 
 /*
  * The page each BO takes, in creation and so LRU order: LRU order takes a
- * page from each aligned 4-page range in turn, and frees a range only
- * after 13 evictions.
+ * page from each aligned 4-page range in turn. Pages 9 and 13 stay free,
+ * so that the ranges at 8 and 12 cost three BOs, the others four.
  */
 static const u8 window_lru_page[WINDOW_VRAM_PAGES] = {
 	0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15
@@ -167,10 +167,15 @@ static struct ttm_buffer_object *window_test_bo(struct kunit *test,
 	return bo;
 }
 
+/* A page the fill leaves free. */
+static bool window_free_page(unsigned int page)
+{
+	return page == 9 || page == 13;
+}
+
 /*
- * Fill VRAM in window_lru_page order. The BOs on pages 8-11 are the
- * cheapest to evict (MINIMUM residency), those on 12-15 next (LOW), the
- * others NORMAL. With @share, the BO on page 9 shares page 8's reservation.
+ * Fill VRAM in window_lru_page order, but for the free pages. With @share,
+ * the BO on page 10 shares page 8's reservation.
  */
 static void window_test_fill(struct kunit *test,
 			     struct ttm_buffer_object **bos, bool share)
@@ -191,17 +196,13 @@ static void window_test_fill(struct kunit *test,
 		struct dma_resv *resv = NULL;
 		struct ttm_buffer_object *bo;
 
-		if (share && page == 9)
+		bos[page] = NULL;
+		if (window_free_page(page))
+			continue;
+		if (share && page == 10)
 			resv = bos[8]->base.resv;
 		bo = window_test_bo(test, &placement, PAGE_SIZE, resv);
 		KUNIT_ASSERT_EQ(test, window_page(bo), page);
-
-		dma_resv_lock(bo->base.resv, NULL);
-		if (page >= 8 && page < 12)
-			ttm_bo_set_residency(bo, TTM_RESIDENCY_MINIMUM);
-		else if (page >= 12)
-			ttm_bo_set_residency(bo, TTM_RESIDENCY_LOW);
-		dma_resv_unlock(bo->base.resv);
 		bos[page] = bo;
 	}
 }
@@ -212,7 +213,8 @@ static void window_test_put(struct ttm_buffer_object **bos,
 	unsigned int i;
 
 	for (i = 0; i < WINDOW_VRAM_PAGES; i++)
-		ttm_bo_fini(bos[i]);
+		if (bos[i])
+			ttm_bo_fini(bos[i]);
 	ttm_bo_fini(evictor);
 }
 
@@ -230,8 +232,8 @@ static int window_test_validate(struct ttm_buffer_object *evictor,
 }
 
 /*
- * A contiguous allocation evicts the four BOs of the cheapest range, not
- * the thirteen that LRU order would take.
+ * A contiguous allocation evicts the three BOs of the cheapest range, the
+ * lowest of two, where LRU order would take eleven.
  */
 static void ttm_evict_window_cheapest(struct kunit *test)
 {
@@ -243,8 +245,8 @@ static void ttm_evict_window_cheapest(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
 			0);
-	window_expect_pages(test, GENMASK(11, 8));
-	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	window_expect_pages(test, BIT(8) | BIT(10) | BIT(11));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, 3);
 	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, window_page(evictor), 8);
 
@@ -262,8 +264,8 @@ static void ttm_evict_window_not_contiguous(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &vram_placement),
 			0);
-	window_expect_pages(test, BIT(0) | BIT(4) | BIT(8) | BIT(12));
-	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	window_expect_pages(test, BIT(0) | BIT(4));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, 2);
 
 	window_test_put(bos, evictor);
 }
@@ -279,11 +281,11 @@ static void ttm_evict_window_lost_falls_back(struct kunit *test)
 	window_test_fill(test, bos, false);
 	evictor = window_test_bo(test, &sys_placement,
 				 WINDOW_PAGES * PAGE_SIZE, NULL);
-	window_seen.refuse = bos[9];
+	window_seen.refuse = bos[10];
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
 			0);
-	KUNIT_EXPECT_EQ(test, bos[9]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, bos[10]->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, window_page(evictor), 0);
 	KUNIT_EXPECT_TRUE(test, window_seen.pages & BIT(8));
@@ -295,7 +297,7 @@ static void ttm_evict_window_lost_falls_back(struct kunit *test)
 /*
  * On a range manager, drm_mm's scan adds BOs in LRU order until a range
  * comes free, and eviction takes only the four BOs in it, where LRU order
- * would take thirteen.
+ * would take eleven.
  */
 static void ttm_evict_window_range_manager(struct kunit *test)
 {
@@ -360,7 +362,7 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
 	window_test_fill(test, bos, *kind == WINDOW_SHARES_HELD);
 	evictor = window_test_bo(test, &sys_placement,
 				 WINDOW_PAGES * PAGE_SIZE, NULL);
-	unmovable = *kind == WINDOW_SHARES_HELD ? bos[9] : bos[8];
+	unmovable = *kind == WINDOW_SHARES_HELD ? bos[10] : bos[8];
 
 	if (*kind == WINDOW_PINNED) {
 		dma_resv_lock(unmovable->base.resv, NULL);
@@ -387,8 +389,8 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
 	drm_exec_fini(&exec);
 
 	KUNIT_ASSERT_EQ(test, err, 0);
-	window_expect_pages(test, GENMASK(15, 12));
-	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
+	window_expect_pages(test, BIT(12) | BIT(14) | BIT(15));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, 3);
 	KUNIT_EXPECT_EQ(test, unmovable->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, window_page(evictor), 12);
 
@@ -404,8 +406,8 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
  * The benchmark: what the search costs with n resources, against one
  * failed contiguous allocation attempt in the same manager, which LRU
  * order repeats after every victim. VRAM of 2n pages holds n one-page
- * resources on every other page, so that no two free pages are adjacent
- * and a 16-page buffer must evict eight of them.
+ * resources on its odd pages, so that no two free pages are adjacent and
+ * a 16-page buffer must evict eight of them.
  */
 static const unsigned int window_bench_res[] = { 1000, 10000, 100000 };
 
@@ -448,20 +450,25 @@ static void ttm_evict_window_bench(struct kunit *test)
 						    2 * n * PAGE_SIZE), 0);
 	man = ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
 
-	res = kvcalloc(2 * n, sizeof(*res), GFP_KERNEL);
+	res = kvcalloc(n, sizeof(*res), GFP_KERNEL);
 	if (!res)
-		kunit_skip(test, "no memory for %u resources", 2 * n);
+		kunit_skip(test, "no memory for %u resources", n);
 
 	owner = window_test_bo(test, &sys_placement, PAGE_SIZE, NULL);
 	evictor = window_test_bo(test, &sys_placement, 16 * PAGE_SIZE, NULL);
 	req.evictor = evictor;
 
 	dma_resv_lock(owner->base.resv, NULL);
-	for (i = 0; i < 2 * n; i++)
-		KUNIT_ASSERT_EQ(test, ttm_resource_alloc(owner, &vram_place,
+	for (i = 0; i < n; i++) {
+		struct ttm_place odd_page = {
+			.mem_type = TTM_PL_VRAM,
+			.fpfn = 2 * i + 1,
+			.lpfn = 2 * i + 2,
+		};
+
+		KUNIT_ASSERT_EQ(test, ttm_resource_alloc(owner, &odd_page,
 							 &res[i], NULL), 0);
-	for (i = 0; i < 2 * n; i += 2)
-		ttm_resource_free(owner, &res[i]);
+	}
 
 	/* Each figure is the fastest of its runs, the two taking turns. */
 	for (i = 0; i < WINDOW_BENCH_RUNS; i++) {
@@ -490,7 +497,7 @@ static void ttm_evict_window_bench(struct kunit *test)
 	kunit_info(test, "%u resources: search %llu ns, failed contiguous allocation %llu ns (search = x%u.%02u attempts)\n",
 		   n, search_ns, attempt_ns, ratio / 100, ratio % 100);
 
-	for (i = 1; i < 2 * n; i += 2)
+	for (i = 0; i < n; i++)
 		ttm_resource_free(owner, &res[i]);
 	dma_resv_unlock(owner->base.resv);
 	kvfree(res);

@@ -1301,29 +1301,54 @@ static __u64 contiguous_evicts(struct __test_metadata *_metadata,
 	return after.bytes_evicted_by - before.bytes_evicted_by;
 }
 
+/* The device, and ttm.evict_window as found, put back at teardown. */
+FIXTURE(window)
+{
+	struct vttm_dev dev;
+	char saved[8];
+};
+
+FIXTURE_SETUP(window)
+{
+	int ret;
+
+	self->saved[0] = '\0';
+	ret = vttm_probe(&self->dev);
+	if (ret == -ENODEV)
+		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
+	ASSERT_EQ(0, ret);
+	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
+		SKIP(return, "vram_size below %d pages", MIN_VRAM_PAGES);
+	ASSERT_LT(0, read_text(EVICT_WINDOW_PARAM, self->saved,
+			       sizeof(self->saved)))
+		TH_LOG("no %s: no contiguity-aware eviction", EVICT_WINDOW_PARAM);
+}
+
+FIXTURE_TEARDOWN(window)
+{
+	if (self->saved[0])
+		write_text(EVICT_WINDOW_PARAM, self->saved);
+}
+
 /*
  * VRAM full of one-slot buffers, every aligned eight-slot range holding
- * four old ones and four new: a contiguous buffer of eight slots evicts
+ * four old ones and four new (the buddy allocator places a fresh VRAM's
+ * buffers in address order): a contiguous buffer of eight slots evicts
  * exactly one range's eight buffers. Eviction in LRU order
  * (ttm.evict_window=0) takes every old buffer first and then four new
  * ones, since no range comes free before: at least half of VRAM.
  */
-TEST_F(uapi, contiguous_buffer_evicts_one_range)
+TEST_F(window, contiguous_buffer_evicts_one_range)
 {
 	__u64 slot = pow2_pages_down(&self->dev, self->dev.vram_size / 64);
 	unsigned int n = self->dev.vram_size / slot;
-	char saved[8];
 	__u64 window, lru;
-
-	if (read_text(EVICT_WINDOW_PARAM, saved, sizeof(saved)) < 0)
-		SKIP(return, "no %s", EVICT_WINDOW_PARAM);
 
 	window = contiguous_evicts(_metadata, &self->dev, slot, 8 * slot);
 	EXPECT_EQ(8 * slot, window);
 
 	ASSERT_EQ(0, write_text(EVICT_WINDOW_PARAM, "0"));
 	lru = contiguous_evicts(_metadata, &self->dev, slot, 8 * slot);
-	write_text(EVICT_WINDOW_PARAM, saved);
 	EXPECT_LE((__u64)(n / 2 + 4) * slot, lru);
 	TH_LOG("evicted %llu bytes for %llu: %llu in LRU order",
 	       (unsigned long long)window, (unsigned long long)(8 * slot),
