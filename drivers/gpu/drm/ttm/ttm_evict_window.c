@@ -42,10 +42,10 @@
  * among them, since the trylock cannot get it (except the reservation the
  * context lets eviction share, &ttm_operation_ctx.allow_res_evict); and
  * one protected by dmem.min or dmem.low, measured against the root
- * cgroup rather than against the cgroups' common ancestor as the walk does
- * (a difference costs at most the fallback). No range is chosen when a dmem.max held the charge back, since
- * what is missing then is room in the cgroup, nor when a throttled client
- * may take only its own memory.
+ * cgroup rather than against the cgroups' common ancestor as the walk
+ * does (a difference costs at most the fallback). No range is chosen when
+ * a dmem.max held the charge back, since what is missing then is room in
+ * the cgroup, nor when a throttled client may take only its own memory.
  *
  * Buddy-based managers search with gpu_buddy_cheapest_block(), which
  * weighs every candidate range of the allocation's size. The range manager
