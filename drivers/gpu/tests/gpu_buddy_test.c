@@ -1496,6 +1496,15 @@ static u64 cheapest_owner_cost(struct gpu_buddy *mm,
 	return owner->cost;
 }
 
+/* gpu_buddy_cheapest_block() with the owners' cost. */
+static int cheapest(struct gpu_buddy *mm, u64 start, u64 end, u64 size,
+		    u64 *offset, u64 *cost)
+{
+	return gpu_buddy_cheapest_block(mm, start, end, size,
+					cheapest_owner_cost, NULL, offset,
+					cost);
+}
+
 /* The exhaustive answer: every aligned candidate, every owner once. */
 static u64 cheapest_by_search(struct gpu_buddy *mm,
 			      struct cheapest_owner *owners, unsigned int n,
@@ -1605,9 +1614,7 @@ static void gpu_test_buddy_cheapest_block_optimum(struct kunit *test)
 			end = mm_size - ps * (prandom_u32_state(&prng) % 64);
 			want = cheapest_by_search(&mm, owners, n, start, end,
 						  size, &want_at);
-			err = gpu_buddy_cheapest_block(&mm, start, end, size,
-						       cheapest_owner_cost,
-						       NULL, &got_at, &got);
+			err = cheapest(&mm, start, end, size, &got_at, &got);
 			if (want == GPU_BUDDY_COST_UNMOVABLE) {
 				KUNIT_EXPECT_EQ(test, err, -ENOSPC);
 				continue;
@@ -1679,53 +1686,33 @@ static void gpu_test_buddy_cheapest_block_cases(struct kunit *test)
 	pinned.cost = GPU_BUDDY_COST_UNMOVABLE;
 
 	/* [48K, 64K) is a free 16K range. */
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 0, mm_size, 4 * ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 0, mm_size, 4 * ps, &at, &cost), 0);
 	KUNIT_EXPECT_EQ(test, at, 12 * ps);
 	KUNIT_EXPECT_EQ(test, cost, 0);
 
 	/* Inside big's block only: a 4K range costs all of big. */
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, ps, 8 * ps, ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, ps, 8 * ps, ps, &at, &cost), 0);
 	KUNIT_EXPECT_EQ(test, at, ps);
 	KUNIT_EXPECT_EQ(test, cost, 50);
 
 	/* The one 16K range in [32K, 48K) holds pinned: no candidate. */
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 8 * ps, 12 * ps,
-						       4 * ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 8 * ps, 12 * ps, 4 * ps, &at, &cost),
 			-ENOSPC);
 
 	/* [32K, 40K) holds small's two blocks: small counts once. */
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 8 * ps, 10 * ps,
-						       2 * ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 8 * ps, 10 * ps, 2 * ps, &at, &cost), 0);
 	KUNIT_EXPECT_EQ(test, at, 8 * ps);
 	KUNIT_EXPECT_EQ(test, cost, 10);
 
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 0, mm_size, 3 * ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 0, mm_size, 3 * ps, &at, &cost),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 0, mm_size, ps / 2,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 0, mm_size, ps / 2, &at, &cost),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 0, 2 * mm_size, ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 0, 2 * mm_size, ps, &at, &cost),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 4 * ps, 4 * ps, ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 4 * ps, 4 * ps, ps, &at, &cost),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, gpu_buddy_cheapest_block(&mm, 1, mm_size, ps,
-						       cheapest_owner_cost,
-						       NULL, &at, &cost),
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 1, mm_size, ps, &at, &cost),
 			-EINVAL);
 
 	gpu_buddy_free_list(&mm, &big.blocks, 0);

@@ -62,6 +62,7 @@ struct dentry;
 struct dmem_cgroup_device;
 struct dmem_cgroup_pool_state;
 struct dmem_cgroup_region;
+struct gpu_buddy;
 struct drm_printer;
 struct ttm_device;
 struct ttm_resource_manager;
@@ -575,9 +576,12 @@ int ttm_resource_alloc(struct ttm_buffer_object *bo,
 void ttm_resource_free(struct ttm_buffer_object *bo, struct ttm_resource **res);
 u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 			  struct ttm_resource *res);
-bool ttm_evict_window_buddy_range(const struct ttm_evict_window_request *req,
-				  u64 man_size, u64 *start, u64 *end,
-				  u64 *size);
+bool ttm_buddy_evict_window(struct gpu_buddy *mm, struct mutex *lock,
+			    size_t blocks,
+			    const struct ttm_evict_window_request *req,
+			    struct ttm_evict_window *window);
+bool ttm_buddy_intersects(struct gpu_buddy *mm, struct list_head *blocks,
+			  const struct ttm_place *place);
 bool ttm_resource_intersects(struct ttm_device *bdev,
 			     struct ttm_resource *res,
 			     const struct ttm_place *place,

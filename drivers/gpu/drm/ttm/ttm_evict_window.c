@@ -3,10 +3,7 @@
  * Contiguity-aware eviction: the range a contiguous allocation frees.
  */
 
-#include <linux/build_bug.h>
 #include <linux/cgroup_dmem.h>
-#include <linux/gpu_buddy.h>
-#include <linux/log2.h>
 #include <linux/moduleparam.h>
 
 #include <drm/ttm/ttm_bo.h>
@@ -47,12 +44,12 @@
  * a dmem.max held the charge back, since what is missing then is room in
  * the cgroup, nor when a throttled client may take only its own memory.
  *
- * Buddy-based managers search with gpu_buddy_cheapest_block(), which
- * weighs every candidate range of the allocation's size. The range manager
- * uses drm_mm's eviction scan instead: it adds resources in LRU order until
- * a range comes free, and takes only those in that range. Its range is the
- * one LRU order would free first, not the cheapest, but the scan stops
- * there.
+ * Managers on the buddy allocator use ttm_buddy_evict_window(), which
+ * weighs every candidate range of the allocation's size with
+ * gpu_buddy_cheapest_block(). The range manager uses drm_mm's eviction
+ * scan instead: it adds resources in LRU order until a range comes free,
+ * and takes only those in that range. Its range is the one LRU order would
+ * free first, not the cheapest, but the scan stops there.
  *
  * Locking, outermost first: the evictor's reservation; the manager's own
  * lock, the one its allocations take; for the range manager only,
@@ -68,9 +65,6 @@
  * 0 to the ``ttm.evict_window`` module parameter switches it off, for a
  * comparison in one boot.
  */
-
-/* Buddy managers return ttm_evict_window_cost() as a block's cost. */
-static_assert(TTM_EVICT_WINDOW_UNMOVABLE == GPU_BUDDY_COST_UNMOVABLE);
 
 static bool ttm_evict_window_on = true;
 module_param_named(evict_window, ttm_evict_window_on, bool, 0644);
@@ -164,31 +158,3 @@ u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 	return (u64)res->size * ttm_evict_window_weight(req, bo);
 }
 EXPORT_SYMBOL(ttm_evict_window_cost);
-
-/**
- * ttm_evict_window_buddy_range - where a buddy allocator can place a
- * contiguous allocation
- * @req: The allocation.
- * @man_size: The manager's size in bytes.
- * @start: Set to the first byte of the place, as an offset into the manager.
- * @end: Set to the byte after the place's last.
- * @size: Set to the size of the block the allocation needs.
- *
- * A buddy allocator places a contiguous allocation in a naturally aligned
- * block of the power of two that covers its size; gpu_buddy_cheapest_block()
- * searches such blocks. For &ttm_resource_manager_func.evict_window.
- *
- * Return: false if no such block fits in the place.
- */
-bool ttm_evict_window_buddy_range(const struct ttm_evict_window_request *req,
-				  u64 man_size, u64 *start, u64 *end,
-				  u64 *size)
-{
-	u64 lpfn = (u64)req->place->lpfn << PAGE_SHIFT;
-
-	*start = (u64)req->place->fpfn << PAGE_SHIFT;
-	*end = lpfn && lpfn < man_size ? lpfn : man_size;
-	*size = roundup_pow_of_two(PAGE_ALIGN(req->evictor->base.size));
-	return *start < *end && round_up(*start, *size) + *size <= *end;
-}
-EXPORT_SYMBOL(ttm_evict_window_buddy_range);

@@ -94,9 +94,9 @@ static int vttm_vram_alloc(struct ttm_resource_manager *man,
 	mutex_lock(&mgr->lock);
 	ret = gpu_buddy_alloc_blocks(&mgr->mm, 0, man->size, vres->base.size,
 				     PAGE_SIZE, &vres->blocks, flags);
-	/* Each block names its resource, for vttm_vram_block_cost(). */
+	/* Each block names its resource, for ttm_buddy_evict_window(). */
 	list_for_each_entry(block, &vres->blocks, link)
-		block->private = vres;
+		block->private = &vres->base;
 	mutex_unlock(&mgr->lock);
 	if (ret) {
 		ttm_resource_fini(man, &vres->base);
@@ -155,44 +155,8 @@ static bool vttm_vram_intersects(struct ttm_resource_manager *man,
 				 struct ttm_resource *res,
 				 const struct ttm_place *place, size_t size)
 {
-	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
-	u64 start = (u64)place->fpfn << PAGE_SHIFT;
-	u64 end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : U64_MAX;
-	struct gpu_buddy_block *block;
-
-	list_for_each_entry(block, &to_vram_res(res)->blocks, link) {
-		u64 offset = gpu_buddy_block_offset(block);
-
-		if (offset < end &&
-		    offset + gpu_buddy_block_size(&mgr->mm, block) > start)
-			return true;
-	}
-	return false;
-}
-
-/**
- * vttm_vram_block_cost - &gpu_buddy_cost_fn: price a block's resource
- * @mm: The VRAM allocator.
- * @block: An allocated block.
- * @start: Start of the candidate range.
- * @end: End of the candidate range, exclusive.
- * @req: The &ttm_evict_window_request.
- *
- * Return: The resource's ttm_evict_window_cost() at its first block in the
- * range, 0 at its others.
- */
-static u64 vttm_vram_block_cost(struct gpu_buddy *mm,
-				struct gpu_buddy_block *block, u64 start,
-				u64 end, void *req)
-{
-	struct vttm_vram_res *vres = block->private;
-
-	if (!vres)
-		return GPU_BUDDY_COST_UNMOVABLE;
-	if (!gpu_buddy_block_first_in_range(mm, &vres->blocks, block, start,
-					    end))
-		return 0;
-	return ttm_evict_window_cost(req, &vres->base);
+	return ttm_buddy_intersects(&to_vram_mgr(man)->mm,
+				    &to_vram_res(res)->blocks, place);
 }
 
 /**
@@ -208,19 +172,11 @@ static bool vttm_vram_evict_window(struct ttm_resource_manager *man,
 				   struct ttm_evict_window *window)
 {
 	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
-	u64 start, end;
-	int ret;
 
-	if (!ttm_evict_window_buddy_range(req, man->size, &start, &end,
-					  &window->size))
-		return false;
-
-	mutex_lock(&mgr->lock);
-	ret = gpu_buddy_cheapest_block(&mgr->mm, start, end, window->size,
-				       vttm_vram_block_cost, (void *)req,
-				       &window->start, &window->cost);
-	mutex_unlock(&mgr->lock);
-	return !ret;
+	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
+				      offsetof(struct vttm_vram_res, blocks) -
+				      offsetof(struct vttm_vram_res, base),
+				      req, window);
 }
 
 static const struct ttm_resource_manager_func vttm_vram_funcs = {

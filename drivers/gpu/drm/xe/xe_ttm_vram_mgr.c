@@ -49,13 +49,13 @@ static inline bool xe_is_vram_mgr_blocks_contiguous(struct gpu_buddy *mm,
 	return true;
 }
 
-/* Each block points to its resource, for xe_ttm_vram_mgr_block_cost(). */
+/* Each block points to its resource, for ttm_buddy_evict_window(). */
 static void xe_ttm_vram_mgr_own_blocks(struct xe_ttm_vram_mgr_resource *vres)
 {
 	struct gpu_buddy_block *block;
 
 	list_for_each_entry(block, &vres->blocks, link)
-		block->private = vres;
+		block->private = &vres->base;
 }
 
 static int xe_ttm_vram_mgr_new(struct ttm_resource_manager *man,
@@ -279,39 +279,16 @@ static bool xe_ttm_vram_mgr_compatible(struct ttm_resource_manager *man,
 	return true;
 }
 
-/* A resource counts once per range, at its first block there. */
-static u64 xe_ttm_vram_mgr_block_cost(struct gpu_buddy *mm,
-				      struct gpu_buddy_block *block,
-				      u64 start, u64 end, void *req)
-{
-	struct xe_ttm_vram_mgr_resource *vres = block->private;
-
-	if (!vres)
-		return GPU_BUDDY_COST_UNMOVABLE;
-	if (!gpu_buddy_block_first_in_range(mm, &vres->blocks, block, start,
-					    end))
-		return 0;
-	return ttm_evict_window_cost(req, &vres->base);
-}
-
 static bool xe_ttm_vram_mgr_evict_window(struct ttm_resource_manager *man,
 					 const struct ttm_evict_window_request *req,
 					 struct ttm_evict_window *window)
 {
 	struct xe_ttm_vram_mgr *mgr = to_xe_ttm_vram_mgr(man);
-	u64 start, end;
-	int err;
 
-	if (!ttm_evict_window_buddy_range(req, man->size, &start, &end,
-					  &window->size))
-		return false;
-
-	mutex_lock(&mgr->lock);
-	err = gpu_buddy_cheapest_block(&mgr->mm, start, end, window->size,
-				       xe_ttm_vram_mgr_block_cost, (void *)req,
-				       &window->start, &window->cost);
-	mutex_unlock(&mgr->lock);
-	return !err;
+	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
+				      offsetof(struct xe_ttm_vram_mgr_resource, blocks) -
+				      offsetof(struct xe_ttm_vram_mgr_resource, base),
+				      req, window);
 }
 
 static const struct ttm_resource_manager_func xe_ttm_vram_mgr_func = {

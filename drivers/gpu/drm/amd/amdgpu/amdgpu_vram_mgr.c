@@ -431,13 +431,13 @@ out:
 	return ret;
 }
 
-/* Each block points to its resource, for amdgpu_vram_mgr_block_cost(). */
+/* Each block points to its resource, for ttm_buddy_evict_window(). */
 static void amdgpu_vram_mgr_own_blocks(struct amdgpu_vram_mgr_resource *vres)
 {
 	struct gpu_buddy_block *block;
 
 	list_for_each_entry(block, &vres->blocks, link)
-		block->private = vres;
+		block->private = &vres->base;
 }
 
 /**
@@ -909,42 +909,17 @@ static void amdgpu_vram_mgr_debug(struct ttm_resource_manager *man,
 	mutex_unlock(&mgr->lock);
 }
 
-/*
- * A resource counts once per range, at its first block there. Reserved
- * pages, bad ones say, belong to no resource and never move.
- */
-static u64 amdgpu_vram_mgr_block_cost(struct gpu_buddy *mm,
-				      struct gpu_buddy_block *block,
-				      u64 start, u64 end, void *req)
-{
-	struct amdgpu_vram_mgr_resource *vres = block->private;
-
-	if (!vres)
-		return GPU_BUDDY_COST_UNMOVABLE;
-	if (!gpu_buddy_block_first_in_range(mm, &vres->blocks, block, start,
-					    end))
-		return 0;
-	return ttm_evict_window_cost(req, &vres->base);
-}
-
+/* Reserved pages, bad ones say, belong to no resource and never move. */
 static bool amdgpu_vram_mgr_evict_window(struct ttm_resource_manager *man,
 					 const struct ttm_evict_window_request *req,
 					 struct ttm_evict_window *window)
 {
 	struct amdgpu_vram_mgr *mgr = to_vram_mgr(man);
-	u64 start, end;
-	int err;
 
-	if (!ttm_evict_window_buddy_range(req, man->size, &start, &end,
-					  &window->size))
-		return false;
-
-	mutex_lock(&mgr->lock);
-	err = gpu_buddy_cheapest_block(&mgr->mm, start, end, window->size,
-				       amdgpu_vram_mgr_block_cost, (void *)req,
-				       &window->start, &window->cost);
-	mutex_unlock(&mgr->lock);
-	return !err;
+	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
+				      offsetof(struct amdgpu_vram_mgr_resource, blocks) -
+				      offsetof(struct amdgpu_vram_mgr_resource, base),
+				      req, window);
 }
 
 static const struct ttm_resource_manager_func amdgpu_vram_mgr_func = {

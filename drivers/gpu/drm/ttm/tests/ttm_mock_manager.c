@@ -67,7 +67,7 @@ static int ttm_mock_manager_alloc(struct ttm_resource_manager *man,
 	if (err)
 		goto error_free_blocks;
 	list_for_each_entry(block, &mock_res->blocks, link)
-		block->private = mock_res;
+		block->private = &mock_res->base;
 	mutex_unlock(&manager->lock);
 
 	*res = &mock_res->base;
@@ -96,41 +96,13 @@ static void ttm_mock_manager_free(struct ttm_resource_manager *man,
 	kfree(mock_res);
 }
 
-/* Whether a block of @res lies in @place's range. */
 static bool ttm_mock_manager_intersects(struct ttm_resource_manager *man,
 					struct ttm_resource *res,
 					const struct ttm_place *place,
 					size_t size)
 {
-	struct ttm_mock_resource *mock_res = to_mock_mgr_resource(res);
-	struct gpu_buddy *mm = &to_mock_mgr(man)->mm;
-	u64 start = (u64)place->fpfn << PAGE_SHIFT;
-	u64 end = place->lpfn ? (u64)place->lpfn << PAGE_SHIFT : U64_MAX;
-	struct gpu_buddy_block *block;
-
-	list_for_each_entry(block, &mock_res->blocks, link) {
-		u64 offset = gpu_buddy_block_offset(block);
-
-		if (offset < end &&
-		    offset + gpu_buddy_block_size(mm, block) > start)
-			return true;
-	}
-	return false;
-}
-
-/* A resource counts once per range, at its first block there. */
-static u64 ttm_mock_manager_block_cost(struct gpu_buddy *mm,
-				       struct gpu_buddy_block *block,
-				       u64 start, u64 end, void *req)
-{
-	struct ttm_mock_resource *mock_res = block->private;
-
-	if (!mock_res)
-		return GPU_BUDDY_COST_UNMOVABLE;
-	if (!gpu_buddy_block_first_in_range(mm, &mock_res->blocks, block,
-					    start, end))
-		return 0;
-	return ttm_evict_window_cost(req, &mock_res->base);
+	return ttm_buddy_intersects(&to_mock_mgr(man)->mm,
+				    &to_mock_mgr_resource(res)->blocks, place);
 }
 
 static bool ttm_mock_manager_evict_window(struct ttm_resource_manager *man,
@@ -138,19 +110,11 @@ static bool ttm_mock_manager_evict_window(struct ttm_resource_manager *man,
 					  struct ttm_evict_window *window)
 {
 	struct ttm_mock_manager *manager = to_mock_mgr(man);
-	u64 start, end;
-	int err;
 
-	if (!ttm_evict_window_buddy_range(req, man->size, &start, &end,
-					  &window->size))
-		return false;
-
-	mutex_lock(&manager->lock);
-	err = gpu_buddy_cheapest_block(&manager->mm, start, end, window->size,
-				       ttm_mock_manager_block_cost, (void *)req,
-				       &window->start, &window->cost);
-	mutex_unlock(&manager->lock);
-	return !err;
+	return ttm_buddy_evict_window(&manager->mm, &manager->lock,
+				      offsetof(struct ttm_mock_resource, blocks) -
+				      offsetof(struct ttm_mock_resource, base),
+				      req, window);
 }
 
 static const struct ttm_resource_manager_func ttm_mock_manager_funcs = {
