@@ -9,8 +9,9 @@ pkgs=(bc bison flex libelf-dev libssl-dev cpio python3 xz-utils make gcc g++
       git git-email libmailtools-perl sparse codespell python3-ply python3-git qemu-system-x86 busybox-static
       # harness/base.sh: the key of the base's suite.
       debian-archive-keyring
-      # make deb: what bindeb-pkg needs beyond a kernel build.
-      debhelper dpkg-dev rsync kmod
+      # make deb: what bindeb-pkg needs beyond a kernel build (7.3's
+      # Build-Depends-Arch names libdw-dev).
+      debhelper dpkg-dev rsync kmod libdw-dev
       # make deb without TRIM=1: BTF of Debian's debug info.
       dwarves)
 

@@ -104,27 +104,15 @@ static void exec_test_evict_flags(struct ttm_buffer_object *bo,
 
 static int ttm_bo_exec_test_init(struct kunit *test)
 {
-	struct ttm_test_devices *priv;
-	struct ttm_device_funcs *funcs;
-	int err;
+	struct ttm_device_funcs *funcs = ttm_dev_funcs_copy(test);
 
-	err = ttm_test_devices_init(test);
-	if (err)
-		return err;
-	priv = test->priv;
-
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
 	funcs->move = exec_test_move;
 	funcs->evict_flags = exec_test_evict_flags;
-
-	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
+	test->priv = ttm_test_devices_with_funcs(test, funcs);
 
 	memset(&exec_test_seen, 0, sizeof(exec_test_seen));
 	exec_test_seen.watch = true;
-	return ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, 0, funcs);
+	return 0;
 }
 
 static void ttm_bo_exec_test_fini(struct kunit *test)

@@ -104,27 +104,14 @@ static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
 
 static int ttm_evict_window_test_init(struct kunit *test)
 {
+	struct ttm_device_funcs *funcs = ttm_dev_funcs_copy(test);
 	struct ttm_test_devices *priv;
-	struct ttm_device_funcs *funcs;
-	int err;
 
-	err = ttm_test_devices_init(test);
-	if (err)
-		return err;
-	priv = test->priv;
-
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
 	funcs->move = window_test_move;
 	funcs->evict_flags = window_test_evict_flags;
 	funcs->eviction_valuable = window_test_eviction_valuable;
-
-	priv->ttm_dev = kunit_kzalloc(test, sizeof(*priv->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, priv->ttm_dev);
-	err = ttm_device_kunit_init_with_funcs(priv, priv->ttm_dev, 0, funcs);
-	if (err)
-		return err;
+	priv = ttm_test_devices_with_funcs(test, funcs);
+	test->priv = priv;
 
 	memset(&window_seen, 0, sizeof(window_seen));
 	return ttm_mock_manager_init(priv->ttm_dev, TTM_PL_VRAM,

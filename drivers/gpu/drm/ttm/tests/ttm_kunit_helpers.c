@@ -115,19 +115,10 @@ static void bad_evict_flags(struct ttm_buffer_object *bo,
 	*placement = bad_placement;
 }
 
-/**
- * ttm_device_kunit_init_with_funcs() - Initialise a TTM device for a test
- * @priv: The test devices, whose DRM device backs the TTM device
- * @ttm: The TTM device to initialise
- * @alloc_flags: TTM_ALLOCATION_* flags for ttm_device_init()
- * @funcs: The device callbacks, for tests that need their own moves
- *
- * Return: 0 on success, or a negative error code from ttm_device_init().
- */
-int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
-				     struct ttm_device *ttm,
-				     unsigned int alloc_flags,
-				     struct ttm_device_funcs *funcs)
+static int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
+					    struct ttm_device *ttm,
+					    unsigned int alloc_flags,
+					    struct ttm_device_funcs *funcs)
 {
 	struct drm_device *drm = priv->drm;
 	int err;
@@ -139,7 +130,6 @@ int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
 
 	return err;
 }
-EXPORT_SYMBOL_GPL(ttm_device_kunit_init_with_funcs);
 
 struct ttm_device_funcs ttm_dev_funcs = {
 	.ttm_tt_create = ttm_tt_simple_create,
@@ -267,6 +257,50 @@ struct ttm_test_devices *ttm_test_devices_all(struct kunit *test)
 	return devs;
 }
 EXPORT_SYMBOL_GPL(ttm_test_devices_all);
+
+/**
+ * ttm_dev_funcs_copy() - A copy of ttm_dev_funcs for one test to change
+ * @test: The test that owns the copy
+ *
+ * Return: The copy, freed with the test.
+ */
+struct ttm_device_funcs *ttm_dev_funcs_copy(struct kunit *test)
+{
+	struct ttm_device_funcs *funcs;
+
+	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = ttm_dev_funcs;
+
+	return funcs;
+}
+EXPORT_SYMBOL_GPL(ttm_dev_funcs_copy);
+
+/**
+ * ttm_test_devices_with_funcs() - Test devices whose TTM device runs the
+ * test's own callbacks
+ * @test: The test that owns the devices
+ * @funcs: The TTM device's callbacks, usually a ttm_dev_funcs_copy() with
+ *	   some of them changed; they must live as long as the test
+ *
+ * For tests that watch or steer moves and evictions. Fails the test if the
+ * TTM device cannot be initialised.
+ *
+ * Return: The devices; ttm_test_devices_put() releases them.
+ */
+struct ttm_test_devices *ttm_test_devices_with_funcs(struct kunit *test,
+						     struct ttm_device_funcs *funcs)
+{
+	struct ttm_test_devices *devs = ttm_test_devices_basic(test);
+
+	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
+	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev,
+							       0, funcs), 0);
+
+	return devs;
+}
+EXPORT_SYMBOL_GPL(ttm_test_devices_with_funcs);
 
 void ttm_test_devices_put(struct kunit *test, struct ttm_test_devices *devs)
 {

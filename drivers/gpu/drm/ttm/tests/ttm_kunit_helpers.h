@@ -26,10 +26,6 @@ struct ttm_test_devices {
 };
 
 /* Building blocks for test-specific init functions */
-int ttm_device_kunit_init_with_funcs(struct ttm_test_devices *priv,
-				     struct ttm_device *ttm,
-				     unsigned int alloc_flags,
-				     struct ttm_device_funcs *funcs);
 int ttm_device_kunit_init(struct ttm_test_devices *priv,
 			  struct ttm_device *ttm,
 			  unsigned int alloc_flags);
@@ -45,6 +41,9 @@ void dummy_ttm_bo_destroy(struct ttm_buffer_object *bo);
 
 struct ttm_test_devices *ttm_test_devices_basic(struct kunit *test);
 struct ttm_test_devices *ttm_test_devices_all(struct kunit *test);
+struct ttm_device_funcs *ttm_dev_funcs_copy(struct kunit *test);
+struct ttm_test_devices *ttm_test_devices_with_funcs(struct kunit *test,
+						     struct ttm_device_funcs *funcs);
 
 void ttm_test_devices_put(struct kunit *test, struct ttm_test_devices *devs);
 

@@ -81,25 +81,13 @@ static void res_test_evict_flags(struct ttm_buffer_object *bo,
 
 static int ttm_residency_test_init(struct kunit *test)
 {
-	struct ttm_test_devices *devs;
-	struct ttm_device_funcs *funcs;
-	int err;
+	struct ttm_device_funcs *funcs = ttm_dev_funcs_copy(test);
 
-	err = ttm_test_devices_init(test);
-	if (err)
-		return err;
-	devs = test->priv;
 	res_move_fence = NULL;
-
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
 	funcs->move = res_test_move;
 	funcs->evict_flags = res_test_evict_flags;
-
-	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
-	return ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev, 0, funcs);
+	test->priv = ttm_test_devices_with_funcs(test, funcs);
+	return 0;
 }
 
 static struct ttm_resource_manager *sys_man(struct kunit *test)

@@ -123,7 +123,6 @@ static void thr_devices_put(void *data)
 static int ttm_throttle_test_init(struct kunit *test)
 {
 	struct ttm_device_funcs *funcs;
-	struct ttm_test_devices *devs;
 	struct ttm_device *bdev;
 	struct thr_test *t;
 
@@ -132,19 +131,11 @@ static int ttm_throttle_test_init(struct kunit *test)
 	t->now = THR_START;
 	test->priv = t;
 
-	devs = ttm_test_devices_basic(test);
-	t->devs = devs;
-	funcs = kunit_kzalloc(test, sizeof(*funcs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, funcs);
-	*funcs = ttm_dev_funcs;
+	funcs = ttm_dev_funcs_copy(test);
 	funcs->move = thr_test_move;
 	funcs->evict_flags = thr_test_evict_flags;
-
-	bdev = kunit_kzalloc(test, sizeof(*bdev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, bdev);
-	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_with_funcs(devs, bdev, 0,
-							       funcs), 0);
-	devs->ttm_dev = bdev;
+	t->devs = ttm_test_devices_with_funcs(test, funcs);
+	bdev = t->devs->ttm_dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, thr_devices_put,
 							test), 0);
 	/* The defaults, whatever the module parameters say. */
