@@ -238,26 +238,6 @@ struct ttm_test_devices *ttm_test_devices_basic(struct kunit *test)
 }
 EXPORT_SYMBOL_GPL(ttm_test_devices_basic);
 
-struct ttm_test_devices *ttm_test_devices_all(struct kunit *test)
-{
-	struct ttm_test_devices *devs;
-	struct ttm_device *ttm_dev;
-	int err;
-
-	devs = ttm_test_devices_basic(test);
-
-	ttm_dev = kunit_kzalloc(test, sizeof(*ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ttm_dev);
-
-	err = ttm_device_kunit_init(devs, ttm_dev, 0);
-	KUNIT_ASSERT_EQ(test, err, 0);
-
-	devs->ttm_dev = ttm_dev;
-
-	return devs;
-}
-EXPORT_SYMBOL_GPL(ttm_test_devices_all);
-
 /**
  * ttm_dev_funcs_copy() - A copy of ttm_dev_funcs for one test to change
  * @test: The test that owns the copy
@@ -292,15 +272,23 @@ struct ttm_test_devices *ttm_test_devices_with_funcs(struct kunit *test,
 						     struct ttm_device_funcs *funcs)
 {
 	struct ttm_test_devices *devs = ttm_test_devices_basic(test);
+	struct ttm_device *ttm_dev;
 
-	devs->ttm_dev = kunit_kzalloc(test, sizeof(*devs->ttm_dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, devs->ttm_dev);
-	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_with_funcs(devs, devs->ttm_dev,
-							       0, funcs), 0);
+	ttm_dev = kunit_kzalloc(test, sizeof(*ttm_dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ttm_dev);
+	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init_with_funcs(devs, ttm_dev, 0,
+							       funcs), 0);
+	devs->ttm_dev = ttm_dev;
 
 	return devs;
 }
 EXPORT_SYMBOL_GPL(ttm_test_devices_with_funcs);
+
+struct ttm_test_devices *ttm_test_devices_all(struct kunit *test)
+{
+	return ttm_test_devices_with_funcs(test, &ttm_dev_funcs);
+}
+EXPORT_SYMBOL_GPL(ttm_test_devices_all);
 
 void ttm_test_devices_put(struct kunit *test, struct ttm_test_devices *devs)
 {
