@@ -55,6 +55,12 @@ struct drm_exec {
 	 * @prelocked: already locked GEM object due to contention
 	 */
 	struct drm_gem_object *prelocked;
+
+	/**
+	 * @all_locked: drm_exec_until_all_locked() has ended, and so has the
+	 * acquire phase of @ticket: nothing may be locked through @exec now
+	 */
+	bool			all_locked;
 };
 
 /**
@@ -175,6 +181,21 @@ static inline bool drm_exec_is_contended(struct drm_exec *exec)
 static inline struct ww_acquire_ctx *drm_exec_ticket(struct drm_exec *exec)
 {
 	return &exec->ticket;
+}
+
+/**
+ * drm_exec_all_locked() - Has the locking loop ended?
+ * @exec: drm_exec object
+ *
+ * A helper that is handed an exec, and locks through it, checks this first:
+ * once drm_exec_until_all_locked() has ended, the transaction can no longer
+ * lock objects or back off.
+ *
+ * Return: true once drm_exec_until_all_locked() has ended.
+ */
+static inline bool drm_exec_all_locked(const struct drm_exec *exec)
+{
+	return exec->all_locked;
 }
 
 /**

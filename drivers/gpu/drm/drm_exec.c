@@ -105,6 +105,7 @@ void drm_exec_init(struct drm_exec *exec, u32 flags, unsigned nr)
 	exec->num_objects = 0;
 	exec->contended = DRM_EXEC_DUMMY;
 	exec->prelocked = NULL;
+	exec->all_locked = false;
 }
 EXPORT_SYMBOL(drm_exec_init);
 
@@ -146,6 +147,7 @@ bool drm_exec_cleanup(struct drm_exec *exec)
 		 */
 		drm_exec_drop_prelocked(exec);
 		ww_acquire_done(&exec->ticket);
+		exec->all_locked = true;
 		return false;
 	}
 
@@ -216,6 +218,30 @@ error_dropref:
 	return ret;
 }
 
+/*
+ * After a back-off, the reservation of the prelocked object is held, but the
+ * object is tracked only once it is locked again, and the loop drops it at its
+ * end otherwise. A duplicate sharing that reservation relies on its lock:
+ * track the prelocked object now, so that the lock is the transaction's.
+ */
+static int drm_exec_keep_prelocked(struct drm_exec *exec,
+				   struct dma_resv *resv)
+{
+	struct drm_gem_object *obj = exec->prelocked;
+	int ret;
+
+	if (!obj || obj->resv != resv)
+		return 0;
+
+	ret = drm_exec_obj_locked(exec, obj);
+	if (ret)
+		return ret;
+
+	drm_gem_object_put(obj);
+	exec->prelocked = NULL;
+	return 0;
+}
+
 /**
  * drm_exec_lock_obj - lock a GEM object for use
  * @exec: the drm_exec object with the state
@@ -253,7 +279,7 @@ int drm_exec_lock_obj(struct drm_exec *exec, struct drm_gem_object *obj)
 
 		if (unlikely(ret == -EALREADY) &&
 		    exec->flags & DRM_EXEC_IGNORE_DUPLICATES)
-			return 0;
+			return drm_exec_keep_prelocked(exec, obj->resv);
 
 		if (unlikely(ret))
 			return ret;
@@ -320,11 +346,13 @@ static bool drm_exec_resv_locked_since(struct drm_exec *exec,
  * took it: the reservation of an object locked since @checkpoint is the
  * helper's, and @obj is then held under that lock without a new one; any
  * other is the caller's. The object prelocked after a back-off is not the
- * caller's yet: locking it moves it into the objects locked since
- * @checkpoint, and only then do objects sharing its reservation count as the
- * helper's. The check is linear in the number of objects locked since
- * @checkpoint, and runs only for objects whose reservation the transaction
- * holds. @exec must not be contended: back off first.
+ * caller's yet, unless the caller locked an object sharing its reservation,
+ * which made drm_exec_lock_obj() track it: locking it moves it into the
+ * objects locked since @checkpoint, and only then do objects sharing its
+ * reservation count as the helper's. The check is linear in the number of
+ * objects locked since @checkpoint, and runs only for objects whose
+ * reservation the transaction holds. @exec must not be contended: back off
+ * first.
  *
  * Return: 0 when @obj is held, and drm_exec_unlock_since() releases it
  * (through the object that took the lock, if @obj shares its reservation).
@@ -334,10 +362,16 @@ static bool drm_exec_resv_locked_since(struct drm_exec *exec,
  * off with drm_exec_retry_on_contention().
  * -EINTR when an interruptible wait was interrupted, -ENOMEM when tracking
  * the object failed: nothing was locked.
+ * -EINVAL, with a warning, when the locking loop has ended or @checkpoint
+ * lies beyond the objects locked: a bug in the helper.
  */
 int drm_exec_lock_obj_since(struct drm_exec *exec, unsigned int checkpoint,
 			    struct drm_gem_object *obj)
 {
+	if (WARN_ON_ONCE(exec->all_locked ||
+			 checkpoint > exec->num_objects))
+		return -EINVAL;
+
 	if (dma_resv_locking_ctx(obj->resv) == &exec->ticket &&
 	    exec->prelocked != obj)
 		return drm_exec_resv_locked_since(exec, checkpoint, obj->resv) ?
@@ -355,11 +389,15 @@ EXPORT_SYMBOL(drm_exec_lock_obj_since);
  * Unlock, in reverse order, the objects locked since @checkpoint, and drop
  * the references the transaction held on them. The objects locked before
  * @checkpoint stay locked. Dropping a reference can free an object whose
- * last other reference went away meanwhile, inside the transaction.
+ * last other reference went away meanwhile, inside the transaction. A
+ * checkpoint beyond the objects locked means that some of the caller's were
+ * unlocked since: it warns, and unlocks nothing.
  */
 void drm_exec_unlock_since(struct drm_exec *exec, unsigned int checkpoint)
 {
 	struct drm_gem_object *obj;
+
+	WARN_ON_ONCE(checkpoint > exec->num_objects);
 
 	while (exec->num_objects > checkpoint) {
 		obj = exec->objects[--exec->num_objects];

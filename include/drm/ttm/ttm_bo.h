@@ -552,6 +552,11 @@ struct ttm_bo_lru_cursor {
 	 */
 	bool exec_held;
 	/**
+	 * @exec_mark: Valid iff @exec_held. The checkpoint of @arg->exec
+	 * before @bo was locked: releasing @bo unlocks since it.
+	 */
+	unsigned int exec_mark;
+	/**
 	 * @res: Valid iff @bo != NULL. The resource @bo was found with, only
 	 * compared, never dereferenced: a bo that still holds it was not moved.
 	 */

@@ -218,6 +218,132 @@ static struct drm_gem_object *drm_exec_test_obj(struct kunit *test)
 	return obj;
 }
 
+struct drm_exec_test_holder {
+	struct drm_gem_object *obj;
+	struct completion locked;
+	struct completion release;
+	struct completion done;
+};
+
+/* Lock an object with an older ticket than the test's, until told. */
+static int drm_exec_test_hold(void *arg)
+{
+	struct drm_exec_test_holder *holder = arg;
+	struct ww_acquire_ctx ticket;
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	dma_resv_lock(holder->obj->resv, &ticket);
+	complete(&holder->locked);
+	wait_for_completion(&holder->release);
+	dma_resv_unlock(holder->obj->resv);
+	ww_acquire_fini(&ticket);
+	complete(&holder->done);
+	return 0;
+}
+
+/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting contention into @exec. */
+static void drm_exec_test_no_injection(struct drm_exec *exec)
+{
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+	exec->ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+}
+
+/* Start a thread that holds @obj with an older ticket than the test's. */
+static void drm_exec_test_hold_start(struct kunit *test,
+				     struct drm_exec_test_holder *holder,
+				     struct drm_gem_object *obj)
+{
+	struct task_struct *thread;
+
+	holder->obj = obj;
+	init_completion(&holder->locked);
+	init_completion(&holder->release);
+	init_completion(&holder->done);
+	thread = kthread_run(drm_exec_test_hold, holder, "drm_exec_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
+	wait_for_completion(&holder->locked);
+}
+
+/*
+ * Lock @own, then @victim, which an older transaction holds: back off, which
+ * prelocks @victim, and then lock only @sharer, which shares its
+ * reservation, as a caller whose set of objects changed after a back-off
+ * does. With @checkpoint, end the loop's body as a helper called there
+ * would: lock @victim since a checkpoint, and unlock since it.
+ */
+static int drm_exec_test_lock_sharer(struct kunit *test, struct drm_exec *exec,
+				     struct drm_gem_object *own,
+				     struct drm_gem_object *victim,
+				     struct drm_gem_object *sharer,
+				     int *helper_ret)
+{
+	struct drm_exec_test_holder holder;
+	unsigned int checkpoint;
+	bool contended = false;
+	int ret;
+
+	sharer->resv = victim->resv;
+	drm_exec_test_hold_start(test, &holder, victim);
+
+	drm_exec_until_all_locked(exec) {
+		drm_exec_test_no_injection(exec);
+		ret = drm_exec_lock_obj(exec, own);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			break;
+
+		if (!contended) {
+			ret = drm_exec_lock_obj(exec, victim);
+			if (ret == -EDEADLK) {
+				contended = true;
+				complete(&holder.release);
+			}
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				break;
+		}
+
+		ret = drm_exec_lock_obj(exec, sharer);
+		drm_exec_retry_on_contention(exec);
+		if (!ret && helper_ret) {
+			checkpoint = drm_exec_checkpoint(exec);
+			*helper_ret = drm_exec_lock_obj_since(exec, checkpoint,
+							      victim);
+			drm_exec_unlock_since(exec, checkpoint);
+		}
+	}
+	if (!contended)
+		complete(&holder.release);
+	wait_for_completion(&holder.done);
+
+	KUNIT_EXPECT_TRUE(test, contended);
+	return ret;
+}
+
+/*
+ * A duplicate of the object prelocked after a back-off holds its
+ * reservation only through that object. Its lock lasts until the end of the
+ * transaction, though the caller never locks the prelocked object again.
+ */
+static void test_duplicate_of_prelocked(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *victim = drm_exec_test_obj(test);
+	struct drm_gem_object *sharer = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
+	ret = drm_exec_test_lock_sharer(test, &exec, own, victim, sharer, NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(sharer->resv));
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 2);
+
+	drm_exec_fini(&exec);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(sharer->resv));
+}
+
 static void test_unlock_since(struct kunit *test)
 {
 	struct drm_gem_object *own = drm_exec_test_obj(test);
@@ -305,37 +431,6 @@ static void test_lock_since_shared_resv(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
-struct drm_exec_test_holder {
-	struct drm_gem_object *obj;
-	struct completion locked;
-	struct completion release;
-	struct completion done;
-};
-
-/* Lock an object with an older ticket than the test's, until told. */
-static int drm_exec_test_hold(void *arg)
-{
-	struct drm_exec_test_holder *holder = arg;
-	struct ww_acquire_ctx ticket;
-
-	ww_acquire_init(&ticket, &reservation_ww_class);
-	dma_resv_lock(holder->obj->resv, &ticket);
-	complete(&holder->locked);
-	wait_for_completion(&holder->release);
-	dma_resv_unlock(holder->obj->resv);
-	ww_acquire_fini(&ticket);
-	complete(&holder->done);
-	return 0;
-}
-
-/* Keep CONFIG_DEBUG_WW_MUTEX_SLOWPATH from injecting contention into @exec. */
-static void drm_exec_test_no_injection(struct drm_exec *exec)
-{
-#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
-	exec->ticket.deadlock_inject_countdown = UINT_MAX;
-#endif
-}
-
 /*
  * After a back-off, the contended victim is prelocked. It is not the
  * caller's: locking it since a checkpoint hands it over. Until then, an
@@ -347,7 +442,6 @@ static void test_lock_since_prelocked(struct kunit *test)
 	struct drm_gem_object *own = drm_exec_test_obj(test);
 	struct drm_gem_object *victim = drm_exec_test_obj(test);
 	struct drm_gem_object *sharer = drm_exec_test_obj(test);
-	struct task_struct *thread;
 	int sharer_before = 0, sharer_after = -1;
 	unsigned int checkpoint = 0;
 	struct drm_exec exec;
@@ -355,13 +449,7 @@ static void test_lock_since_prelocked(struct kunit *test)
 	int ret;
 
 	sharer->resv = victim->resv;
-	holder.obj = victim;
-	init_completion(&holder.locked);
-	init_completion(&holder.release);
-	init_completion(&holder.done);
-	thread = kthread_run(drm_exec_test_hold, &holder, "drm_exec_test");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(thread));
-	wait_for_completion(&holder.locked);
+	drm_exec_test_hold_start(test, &holder, victim);
 
 	drm_exec_init(&exec, 0, 0);
 	drm_exec_until_all_locked(&exec) {
@@ -403,6 +491,79 @@ static void test_lock_since_prelocked(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
+/*
+ * Once the caller holds a duplicate of the prelocked object, that object is
+ * the caller's: a helper may neither lock it as its own nor unlock it.
+ */
+static void test_lock_since_duplicate_of_prelocked(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *victim = drm_exec_test_obj(test);
+	struct drm_gem_object *sharer = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	int helper_ret = 0;
+	int ret;
+
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
+	ret = drm_exec_test_lock_sharer(test, &exec, own, victim, sharer,
+					&helper_ret);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, helper_ret, -EALREADY);
+	KUNIT_EXPECT_TRUE(test, dma_resv_is_locked(sharer->resv));
+
+	drm_exec_fini(&exec);
+}
+
+/* A helper handed an exec whose loop has ended is told, with a warning. */
+static void test_lock_since_after_loop(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *obj = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_EXPECT_FALSE(test, drm_exec_all_locked(&exec));
+	}
+	KUNIT_EXPECT_TRUE(test, drm_exec_all_locked(&exec));
+
+	ret = drm_exec_lock_obj_since(&exec, drm_exec_checkpoint(&exec), obj);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(obj->resv));
+	drm_exec_fini(&exec);
+}
+
+/*
+ * A checkpoint beyond the objects locked means the helper's caller unlocked
+ * objects since: the helper is told, with a warning, and nothing changes.
+ */
+static void test_checkpoint_beyond_locked(struct kunit *test)
+{
+	struct drm_gem_object *a = drm_exec_test_obj(test);
+	struct drm_gem_object *b = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	unsigned int checkpoint;
+	int ret;
+
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, a);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+
+		checkpoint = drm_exec_checkpoint(&exec);
+		drm_exec_unlock_obj(&exec, a);
+		ret = drm_exec_lock_obj_since(&exec, checkpoint, b);
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(b->resv));
+	}
+	drm_exec_fini(&exec);
+}
+
 static struct kunit_case drm_exec_tests[] = {
 	KUNIT_CASE(sanitycheck),
 	KUNIT_CASE(test_lock),
@@ -411,10 +572,14 @@ static struct kunit_case drm_exec_tests[] = {
 	KUNIT_CASE(test_prepare),
 	KUNIT_CASE(test_prepare_array),
 	KUNIT_CASE(test_multiple_loops),
+	KUNIT_CASE(test_duplicate_of_prelocked),
 	KUNIT_CASE(test_unlock_since),
 	KUNIT_CASE(test_lock_since_leaves_own),
 	KUNIT_CASE(test_lock_since_shared_resv),
 	KUNIT_CASE(test_lock_since_prelocked),
+	KUNIT_CASE(test_lock_since_duplicate_of_prelocked),
+	KUNIT_CASE(test_lock_since_after_loop),
+	KUNIT_CASE(test_checkpoint_beyond_locked),
 	{}
 };
 

@@ -799,7 +799,8 @@ static const struct ttm_lru_walk_ops ttm_evict_walk_ops = {
  * Eviction locks through the caller's drm_exec only when the BO being placed
  * is locked by that transaction. An exec that is contended already belongs
  * to a caller that swallowed -EDEADLK: locking through it would slow-lock
- * the contended object with other locks held, so it is not used.
+ * the contended object with other locks held. One whose locking loop has
+ * ended can neither lock nor back off. Neither is used.
  */
 static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 					  struct ww_acquire_ctx *ticket)
@@ -807,7 +808,8 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 	if (!ctx->exec || ticket != drm_exec_ticket(ctx->exec))
 		return NULL;
 
-	if (WARN_ON_ONCE(drm_exec_is_contended(ctx->exec)))
+	if (WARN_ON_ONCE(drm_exec_is_contended(ctx->exec) ||
+			 drm_exec_all_locked(ctx->exec)))
 		return NULL;
 
 	return ctx->exec;
@@ -1310,25 +1312,34 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  *
  * The validation must sit inside the locking loop: an -EDEADLK after the
  * loop has ended cannot be retried, so &ttm_operation_ctx.exec must be NULL
- * there, and an exec that is contended on entry, because its caller swallowed
- * an -EDEADLK, draws a warning and is not used. Victims are locked the way
- * the exec's flags say, interruptibly
- * with %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space
- * they freed is allocated, so their owners cannot move them back in
- * between, and are unlocked before ttm_bo_validate() returns. Other BOs
- * that share a held victim's reservation, such as the BOs private to one
- * VM, are evicted under that lock. Buffers the
- * transaction holds are its own and are never evicted by it, with two
- * exceptions: those sharing &ttm_operation_ctx.resv when
+ * there. An exec whose loop has ended, or that is contended on entry because
+ * its caller swallowed an -EDEADLK, draws a warning and is not used. Victims
+ * are locked the way the exec's flags say, interruptibly with
+ * %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space they
+ * freed is allocated, so their owners cannot move them back in between, and
+ * are unlocked before ttm_bo_validate() returns. Other BOs that share a held
+ * victim's reservation, such as the BOs private to one VM, are evicted under
+ * that lock.
+ *
+ * Buffers the transaction holds are its own and are never evicted by it,
+ * with two exceptions: those sharing &ttm_operation_ctx.resv when
  * &ttm_operation_ctx.allow_res_evict is set, as without an exec, and the
  * object drm_exec prelocked after a back-off, normally the victim that
- * caused it. Buffers sharing the prelocked object's reservation count as the
- * caller's until that object is locked again. A caller that interleaves locking and validation
- * may find one of its own BOs prelocked, and evict it. Released buffers
- * waiting for destruction and ghost objects of pipelined moves belong to no
- * client; they are only ever trylocked. Without &ttm_operation_ctx.exec
- * nothing changes: contention during eviction counts as no space, and
- * ttm_bo_validate() reports -ENOMEM when no placement is left.
+ * caused it, as long as the caller has locked neither it nor a buffer
+ * sharing its reservation since. A caller that interleaves locking and
+ * validation may find one of its own BOs prelocked, and evict it; that costs
+ * a move, never a lock it relies on. Released buffers waiting for
+ * destruction and ghost objects of pipelined moves belong to no client;
+ * they are only ever trylocked.
+ *
+ * Each walk over an LRU sleeps on a lock, through the exec, until one such
+ * lock has freed nothing; it only trylocks from then on, as the walk
+ * without an exec does after its first ticketed lock. So every sleeping
+ * lock of a walk but its last is followed by an eviction, and the walks of
+ * one allocation repeat only while they evict. Without
+ * &ttm_operation_ctx.exec nothing changes: contention during eviction counts
+ * as no space, and ttm_bo_validate() reports -ENOMEM when no placement is
+ * left.
  *
  * Creating a buffer object inside the loop works the same way when it
  * shares a reservation the transaction holds, as the page tables of a VM

@@ -901,8 +901,11 @@ static int ttm_lru_walk_exec_lock(struct ttm_bo_lru_cursor *curs,
 	if (!kref_get_unless_zero(&obj->refcount))
 		return -EALREADY;
 
+	/* A BO sharing a reservation the walk holds is not tracked again. */
+	curs->exec_mark = drm_exec_checkpoint(arg->exec);
 	ret = drm_exec_lock_obj_since(arg->exec, arg->exec_checkpoint, obj);
-	curs->exec_held = !ret;
+	curs->exec_held = !ret &&
+			  drm_exec_checkpoint(arg->exec) > curs->exec_mark;
 	drm_gem_object_put(obj);
 	return ret;
 }
@@ -911,13 +914,19 @@ static int ttm_lru_walk_exec_lock(struct ttm_bo_lru_cursor *curs,
  * A victim that was moved stays locked in the transaction until the
  * eviction's caller has allocated the space it freed, so its owner cannot
  * move it back in between. One that was not moved frees nothing, and is
- * released at once.
+ * released at once; it was the last object the walk locked. A lock that may
+ * have slept and freed nothing ends the walk's sleeping locks, as the
+ * ticket-only walk ends them after its first: without that bound, an old
+ * transaction would sleep on every BO a younger one holds.
  */
 static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
 					      struct ttm_buffer_object *bo)
 {
-	if (bo->resource == curs->res)
-		drm_exec_unlock_obj(curs->arg->exec, &bo->base);
+	if (bo->resource != curs->res)
+		return;
+
+	drm_exec_unlock_since(curs->arg->exec, curs->exec_mark);
+	curs->arg->ticket = NULL;
 }
 
 /**
@@ -953,7 +962,10 @@ static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
  * drm_exec transaction. Victims that were moved stay locked in it, for the
  * walk's caller to release with drm_exec_unlock_since(); others are released
  * at once. The objects the transaction held before the walk are never
- * evicted or unlocked, and zombie and ghost objects are only trylocked.
+ * evicted or unlocked, and zombie and ghost objects are only trylocked. Once
+ * a lock through the exec has freed nothing, the walk clears
+ * @walk->arg.ticket and only trylocks from then on: each sleeping lock of a
+ * walk but its last is followed by an eviction.
  *
  * Return: The progress made towards target or negative error code on error.
  * -EDEADLK only with @walk->arg.exec set, and then with the exec contended:

@@ -49,6 +49,7 @@ static struct {
 	int earlier_victims_held;
 	int destroyed;
 	struct ttm_buffer_object *victims[2];
+	struct ttm_buffer_object *unevictable;
 } exec_test_seen;
 
 /* Is @bo locked by, and tracked in, @exec? */
@@ -102,12 +103,21 @@ static void exec_test_evict_flags(struct ttm_buffer_object *bo,
 	*placement = sys_placement;
 }
 
+/* As a driver refuses a busy page table, refuse the test's unevictable BO. */
+static bool exec_test_eviction_valuable(struct ttm_buffer_object *bo,
+					const struct ttm_place *place)
+{
+	return bo != exec_test_seen.unevictable &&
+	       ttm_bo_eviction_valuable(bo, place);
+}
+
 static int ttm_bo_exec_test_init(struct kunit *test)
 {
 	struct ttm_device_funcs *funcs = ttm_dev_funcs_copy(test);
 
 	funcs->move = exec_test_move;
 	funcs->evict_flags = exec_test_evict_flags;
+	funcs->eviction_valuable = exec_test_eviction_valuable;
 	test->priv = ttm_test_devices_with_funcs(test, funcs);
 
 	memset(&exec_test_seen, 0, sizeof(exec_test_seen));
@@ -181,13 +191,16 @@ static void exec_test_no_injection(struct ww_acquire_ctx *ticket)
  * Another client's transaction. It runs in a thread of its own, because
  * one task must not hold two acquire contexts of a ww class. It locks
  * @bos and holds them until released or, with @waiter set, releases each
- * in turn once @waiter sleeps on it.
+ * in turn once @waiter sleeps on it, counting those sleeps in @waits.
+ * Without @any_order, the waiter must have evicted the earlier BOs first.
  */
 struct exec_holder {
 	struct ttm_buffer_object *bos[2];
 	unsigned int nr;
 	struct task_struct *waiter;
 	bool armed;
+	bool any_order;
+	unsigned int waits;
 	struct completion locked;
 	struct completion release;
 	struct completion done;
@@ -200,7 +213,8 @@ struct exec_holder {
  */
 static bool exec_holder_has_waiter(struct exec_holder *h, unsigned int n)
 {
-	return READ_ONCE(h->armed) && READ_ONCE(exec_test_seen.evicted) >= n &&
+	return READ_ONCE(h->armed) &&
+	       (h->any_order || READ_ONCE(exec_test_seen.evicted) >= n) &&
 	       !task_is_running(h->waiter);
 }
 
@@ -209,8 +223,13 @@ static void exec_holder_wait_for_waiter(struct exec_holder *h, unsigned int n)
 {
 	int i;
 
-	for (i = 0; i < 10000 && !exec_holder_has_waiter(h, n); i++)
+	for (i = 0; i < 10000; i++) {
+		if (exec_holder_has_waiter(h, n)) {
+			h->waits++;
+			return;
+		}
 		usleep_range(100, 200);
+	}
 }
 
 static int exec_holder_fn(void *arg)
@@ -619,6 +638,8 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 		}
 		WRITE_ONCE(younger->armed, true);
 		err = ttm_bo_validate(bo, &vram_placement, &ctx);
+		/* From here on, this task sleeps on nothing the holder holds. */
+		WRITE_ONCE(younger->armed, false);
 		drm_exec_retry_on_contention(exec);
 	}
 	if (started)
@@ -714,6 +735,43 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	ttm_bo_fini(bo);
 	ttm_bo_fini(second);
 	ttm_bo_fini(first);
+}
+
+/*
+ * A younger transaction holds two BOs, and the first that eviction visits
+ * cannot be evicted. The older one sleeps on it, frees nothing, and sleeps
+ * on nothing else in that walk: it does not wait for the second, and the
+ * walk ends. Without that bound, an old transaction would sleep on every
+ * BO a younger one holds.
+ */
+static void ttm_bo_exec_fruitless_sleep_ends_walk(struct kunit *test)
+{
+	struct ttm_buffer_object *busy, *victim, *bo;
+	struct exec_holder younger = { .any_order = true };
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, 2 * EXEC_BO_SIZE);
+	busy = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	victim = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	exec_test_seen.unevictable = busy;
+	younger.bos[younger.nr++] = busy;
+	younger.bos[younger.nr++] = victim;
+
+	drm_exec_init(&exec, 0, 0);
+	err = exec_test_validate_past(test, &exec, bo, &younger);
+
+	KUNIT_EXPECT_EQ(test, younger.waits, 1);
+	KUNIT_EXPECT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 0);
+	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+
+	drm_exec_fini(&exec);
+	ttm_bo_fini(bo);
+	ttm_bo_fini(victim);
+	ttm_bo_fini(busy);
 }
 
 struct exec_stress {
@@ -871,7 +929,9 @@ KUNIT_ARRAY_PARAM(exec_inject, exec_inject_cases, exec_inject_desc);
  * 8 threads run 200 transactions each against a 2x overcommitted VRAM,
  * once without an exec and once with the exec in the context, with
  * and without the ww-mutex slowpath's injected deadlocks. With the exec,
- * no transaction fails.
+ * no transaction fails, whatever the interleaving. Injected deadlocks make
+ * the contention certain; how often the path without an exec fails depends
+ * on timing, so it is printed as a figure and never checked.
  */
 static void ttm_bo_exec_stress(struct kunit *test)
 {
@@ -893,14 +953,12 @@ static void ttm_bo_exec_stress(struct kunit *test)
 	exec_stress_run(test, baseline, vram);
 	exec_stress_run(test, exec, vram);
 
-	kunit_info(test, "failed transactions of %d: without exec %d, exec-aware %d (%d eviction back-offs)\n",
+	kunit_info(test, "figure: failed transactions of %d: without exec %d, exec-aware %d (%d eviction back-offs)\n",
 		   STRESS_THREADS * STRESS_TXNS,
 		   atomic_read(&baseline->failures),
 		   atomic_read(&exec->failures),
 		   atomic_read(&exec->backoffs));
 
-	/* Without failures on the ticket-only path, nothing contended. */
-	KUNIT_EXPECT_GT(test, atomic_read(&baseline->failures), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&exec->failures), 0);
 	if (IS_ENABLED(CONFIG_DEBUG_WW_MUTEX_SLOWPATH) && *inject)
 		KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
@@ -915,6 +973,7 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
 	KUNIT_CASE_PARAM(ttm_bo_exec_victims_held_until_allocated,
 			 exec_shared_resv_gen_params),
+	KUNIT_CASE(ttm_bo_exec_fruitless_sleep_ends_walk),
 	KUNIT_CASE_PARAM_ATTR(ttm_bo_exec_stress, exec_inject_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
