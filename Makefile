@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 H := harness
 
-.PHONY: all help deps base tree export kunit boot bench verify distro-check deb check send-check docs harness-test
+.PHONY: all help deps base tree export kunit boot bench verify distro-check deb check send-check send docs harness-test
 
 all: tree boot ## Build the patched kernel, boot it under QEMU and run its tests
 
@@ -40,8 +40,11 @@ distro-check: tree ## Debian's config + the series' options: modules build, modp
 deb: tree ## Installable linux-image/headers .debs in Debian's config (TRIM=1: a cut for GPU machines)
 	@bash $(H)/deb.sh
 
-send-check: tree ## Ready to send: get_maintainer To/Cc into the cover, send-email dry run, mail checks
+send-check: tree ## Ready to send: get_maintainer To/Cc into the cover, mails signed by you (CI: a test identity), dry run, checks
 	@bash $(H)/send-check.sh
+
+send: ## Mail the series signed by you, in README's Sending order: a dry run that fails unless SEND=yes; never in CI
+	@bash $(H)/send.sh
 
 docs: tree ## Render the touched docs with Sphinx; fail on warnings about the series' files
 	@bash $(H)/docs.sh

@@ -23,6 +23,85 @@ export GIT_COMMITTER_DATE="2026-11-30T00:00:00+00:00"
 
 JOBS=${JOBS:-$(nproc)}
 
+# The mails are signed and sent by a person: git config user.name and
+# user.email (sender_identity), never the project's placeholder above.
+# TEST_SENDER signs them for send-check's dry run in CI and where no
+# identity is set; it cannot send (make send refuses any .invalid address).
+TEST_SENDER="Test Sender <sender@example.invalid>"
+
+# in_ci: this runs in CI (CI set to anything but false or 0), where nothing
+# is ever sent.
+in_ci() {
+	case ${CI:-} in '' | false | 0) return 1 ;; esac
+}
+
+# identity_set: git config has a user.name or a user.email.
+identity_set() {
+	[ -n "$(git config user.name || true)$(git config user.email || true)" ]
+}
+
+# sender_identity: 'Name <email>' of git config user.name and user.email.
+# Dies, saying what to set, when either is unset or is the placeholder.
+sender_identity() {
+	local name email
+	name=$(git config user.name || true)
+	email=$(git config user.email || true)
+	[ -n "$name" ] && [ -n "$email" ] ||
+		die "git config user.name/user.email is not set; set your own: git config --global user.name 'Your Name' && git config --global user.email you@example.org"
+	[ "${email,,}" != "$PROJECT_EMAIL" ] && [ "$name" != "$PROJECT_NAME" ] ||
+		die "git config user.name/user.email is the project's placeholder ($PROJECT_EMAIL); set your own: git config --global user.email you@example.org"
+	[[ $email =~ ^[^@\<\>[:space:]]+@[^@\<\>[:space:]]+$ ]] && [[ $name != *[\<\>]* ]] ||
+		die "git config user.name/user.email ('$name' <$email>) is not a name and an address; set your own: git config --global user.email you@example.org"
+	echo "$name <$email>"
+}
+
+# maintainers OPTION... -- PATCH...: get_maintainer.pl's addresses for the
+# patches, without the placeholder. A fixed hash seed keeps the order, and
+# so the cover letter, stable. --no-fixes: the authors of a Fixes: commit
+# come from git history, which the base (a tarball) does not have; name
+# them in the patch.
+maintainers() {
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	(cd "$TREE" && PERL_HASH_SEED=0 perl scripts/get_maintainer.pl --no-git \
+		--no-git-fallback --no-rolestats --no-fixes "${opts[@]}" "$@") |
+		grep -vF "$PROJECT_EMAIL" || true
+}
+
+# write_recipients MAIL TO CC: the To and Cc lines of a mail's header.
+write_recipients() {
+	python3 - "$@" <<'PY'
+import sys
+path, to, cc = sys.argv[1:]
+text = open(path).read()
+head, sep, body = text.partition('\n\n')
+# Drop the old To/Cc (folded lines too), put the new ones before Subject,
+# one address per line (as get_maintainer.pl prints them) so that no
+# header line grows past what mail allows.
+lines, skip = [], False
+for line in head.split('\n'):
+    if line.startswith(('To:', 'Cc:')):
+        skip = True
+    elif not line.startswith(' '):
+        skip = False
+    if not skip:
+        lines.append(line)
+def fold(name, value):
+    return name + ': ' + ',\n '.join(a.strip() for a in value.split('\n') if a.strip())
+at = next(i for i, l in enumerate(lines) if l.startswith('Subject:'))
+lines[at:at] = [fold('To', to)] + ([fold('Cc', cc)] if cc else [])
+open(path, 'w').write('\n'.join(lines) + sep + body)
+PY
+}
+
+# adds_placeholder PATCH...: the patches whose diff adds a line with the
+# placeholder's address (vttm's MAINTAINERS entry): nobody can be
+# reached at it, so they are not sent until a person is named there.
+adds_placeholder() {
+	grep -l "^+.*$PROJECT_EMAIL" "$@" || true
+}
+
 die() {
 	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
 	exit 1

@@ -2,7 +2,8 @@
 """Check one series the way it will reach the list.
 
 Usage: sendcheck.py [--base COMMIT] [--prerequisite=PATCH]...
-                    DRY_RUN_LOG MAX_LINES IDENTITY COVER PATCH...
+                    [--placeholder=EMAIL] DRY_RUN_LOG MAX_LINES IDENTITY
+                    COVER PATCH...
 
 DRY_RUN_LOG is the output of 'git send-email --dry-run' over COVER and
 PATCH..., in order: one series, one thread. Every mail must carry
@@ -11,13 +12,17 @@ with one version for all (the highest 'Changes in vN' of the cover
 letter; v1 has none), number n of N, and thread under the cover letter. With --base, the cover letter names COMMIT as 'base-commit:', and
 lists as 'prerequisite-patch-id:' the patch-ids of exactly the
 --prerequisite patches (those of the series before it), so that b4 and
-the list's CI can rebuild the tree it applies to. Every patch must be
-signed off by IDENTITY, have a subject '<prefix>: <summary>', say why in
+the list's CI can rebuild the tree it applies to. Every mail must be from
+IDENTITY (the sender), and every patch must have IDENTITY's Signed-off-by
+as its last one, none of the --placeholder address (the project's, which
+nobody can sign the DCO with) in a From: or Signed-off-by:, a subject
+'<prefix>: <summary>', say why in
 its message (40 words or more before the trailers), and, when it changes
 more than MAX_LINES lines, say how many lines and why ('<n> lines' in its
 message). Prints one line per problem; exits 1 if any.
 """
 import argparse
+import email.utils
 import re
 import subprocess
 import sys
@@ -45,6 +50,17 @@ def message(patch):
     subj = re.search(r'^Subject: (.*(?:\n [^\n]*)*)', head, re.M).group(1)
     subj = re.sub(r'\n ', ' ', subj)
     return subj, body.split('\n---\n')[0]
+
+
+def address(ident):
+    return email.utils.parseaddr(ident)[1].lower()
+
+
+def author(patch):
+    """The From: header of a format-patch file."""
+    head = open(patch).read().partition('\n\n')[0]
+    m = re.search(r'^From: (.*)$', head, re.M)
+    return m.group(1) if m else ''
 
 
 def changed_lines(patch):
@@ -84,6 +100,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--base')
     ap.add_argument('--prerequisite', action='append', default=[])
+    ap.add_argument('--placeholder')
     ap.add_argument('log')
     ap.add_argument('max_lines', type=int)
     ap.add_argument('identity')
@@ -114,18 +131,29 @@ def main():
                             (i, head.get('subject'), want))
         if not head.get('to'):
             problems.append('mail %d: no To:' % i)
+        if address(head.get('from', '')) != address(identity):
+            problems.append('mail %d: from %r, not the sender %r' %
+                            (i, head.get('from'), identity))
         if i and (head.get('in-reply-to') != cover_id or
                   head.get('references') != cover_id):
             problems.append('mail %d: not threaded under the cover letter' % i)
 
+    if args.placeholder and address(author(patches[0])) == args.placeholder.lower():
+        problems.append('cover letter: From: the project\'s placeholder %s' %
+                        args.placeholder)
     for patch in patches[1:]:
         name = patch.rsplit('/', 1)[-1]
         subj, msg = message(patch)
         title = re.sub(r'^\[[^\]]*\] ', '', subj)
         if not re.match(r'^[a-z0-9][\w./-]*: \S', title):
             problems.append('%s: subject %r lacks a "<prefix>: " prefix' % (name, title))
-        if 'Signed-off-by: %s' % identity not in msg:
-            problems.append('%s: no Signed-off-by: %s' % (name, identity))
+        sobs = re.findall(r'^Signed-off-by: (.*)$', msg, re.M)
+        if not sobs or sobs[-1].strip() != identity:
+            problems.append('%s: no Signed-off-by: %s as the last one' % (name, identity))
+        if args.placeholder and args.placeholder.lower() in \
+                [address(a) for a in sobs + [author(patch)]]:
+            problems.append('%s: From: or Signed-off-by: the project\'s placeholder %s' %
+                            (name, args.placeholder))
         text = '\n'.join(l for l in msg.splitlines()
                          if not re.match(r'^[A-Z][\w-]*: ', l))
         if len(text.split()) < 40:

@@ -1614,6 +1614,7 @@ static u64 subtree_cost(struct gpu_buddy *mm, struct gpu_buddy_block *top,
  * @start: start of the range the block must lie in
  * @end: end of that range, exclusive
  * @size: the block's size: a power of two, at least @mm->chunk_size
+ * @flags: %GPU_BUDDY_TOPDOWN_ALLOCATION to prefer the highest range on a tie
  * @cost: what freeing one allocated block costs, for a candidate range
  * @arg: passed to @cost
  * @offset: set to the offset of the range chosen
@@ -1624,11 +1625,13 @@ static u64 subtree_cost(struct gpu_buddy *mm, struct gpu_buddy_block *top,
  * candidate costs the sum of @cost over the allocated blocks that
  * intersect it; one of them may be larger than the candidate. @cost gets
  * the candidate's range, so that an owner of several blocks in it can
- * count itself once (see gpu_buddy_block_first_in_range()); a block's
- * &gpu_buddy_block.private, which allocation resets to NULL, can name
- * the owner. A candidate with a block that costs
+ * count itself once: no two candidates of one search share a start, so
+ * an owner that keeps the start it was last counted at knows in O(1). A
+ * block's &gpu_buddy_block.private, which allocation resets to NULL, can
+ * name the owner. A candidate with a block that costs
  * %GPU_BUDDY_COST_UNMOVABLE is never chosen; of the others the cheapest
- * wins, the lowest on a tie.
+ * wins: the lowest on a tie, or the highest with
+ * %GPU_BUDDY_TOPDOWN_ALLOCATION, as a top-down allocation would place it.
  *
  * One walk of the block tree, which stops early below a candidate as soon
  * as it costs more than the best one: @cost is called at most once per
@@ -1646,9 +1649,11 @@ static u64 subtree_cost(struct gpu_buddy *mm, struct gpu_buddy_block *top,
  * candidate holds an unmovable block.
  */
 int gpu_buddy_cheapest_block(struct gpu_buddy *mm, u64 start, u64 end,
-			     u64 size, gpu_buddy_cost_fn cost, void *arg,
+			     u64 size, unsigned long flags,
+			     gpu_buddy_cost_fn cost, void *arg,
 			     u64 *offset, u64 *range_cost)
 {
+	bool topdown = flags & GPU_BUDDY_TOPDOWN_ALLOCATION;
 	u64 best = GPU_BUDDY_COST_UNMOVABLE;
 	struct gpu_buddy_block *block;
 	LIST_HEAD(dfs);
@@ -1660,26 +1665,38 @@ int gpu_buddy_cheapest_block(struct gpu_buddy *mm, u64 start, u64 end,
 	    end > mm->size || !IS_ALIGNED(start | end, mm->chunk_size))
 		return -EINVAL;
 
-	for (i = 0; i < mm->n_roots; ++i)
-		list_add_tail(&mm->roots[i]->tmp_link, &dfs);
+	for (i = 0; i < mm->n_roots; ++i) {
+		if (topdown)
+			list_add(&mm->roots[i]->tmp_link, &dfs);
+		else
+			list_add_tail(&mm->roots[i]->tmp_link, &dfs);
+	}
 
-	/* Address order: the first cheapest candidate found is the lowest. */
+	/*
+	 * Address order, or its reverse for a top-down allocation: the first
+	 * cheapest candidate found wins the tie.
+	 */
 	while (best &&
 	       (block = list_first_entry_or_null(&dfs, struct gpu_buddy_block,
 						 tmp_link))) {
 		u64 block_start = gpu_buddy_block_offset(block);
 		u64 block_end = block_start + gpu_buddy_block_size(mm, block);
-		u64 first = max(round_up(start, size), block_start);
-		u64 c;
+		u64 lo = max(round_up(start, size), block_start);
+		u64 hi = min(end, block_end);
+		u64 first, c;
 
 		list_del(&block->tmp_link);
-		if (first + size > block_end || first + size > end)
+		if (lo + size > hi)
 			continue;
+		/* In a block larger than @size, every candidate costs the same. */
+		first = topdown ? round_down(hi - size, size) : lo;
 
 		if (block_end - block_start > size &&
 		    gpu_buddy_block_is_split(block)) {
-			list_add(&block->right->tmp_link, &dfs);
-			list_add(&block->left->tmp_link, &dfs);
+			list_add(&(topdown ? block->left : block->right)->tmp_link,
+				 &dfs);
+			list_add(&(topdown ? block->right : block->left)->tmp_link,
+				 &dfs);
 			continue;
 		}
 
@@ -1703,43 +1720,6 @@ int gpu_buddy_cheapest_block(struct gpu_buddy *mm, u64 start, u64 end,
 	return 0;
 }
 EXPORT_SYMBOL(gpu_buddy_cheapest_block);
-
-/**
- * gpu_buddy_block_first_in_range - whether a block is an allocation's first
- * in a range
- *
- * @mm: GPU buddy manager
- * @blocks: the blocks of one allocation, linked through their @link
- * @block: one of them
- * @start: start of the range
- * @end: end of the range, exclusive
- *
- * For a &gpu_buddy_cost_fn that counts an allocation once per candidate:
- * whether no other block of @blocks that intersects [@start, @end) lies
- * below @block. Time linear in the number of @blocks.
- *
- * Returns:
- * True if @block is the lowest of @blocks in the range.
- */
-bool gpu_buddy_block_first_in_range(struct gpu_buddy *mm,
-				    const struct list_head *blocks,
-				    struct gpu_buddy_block *block,
-				    u64 start, u64 end)
-{
-	u64 offset = gpu_buddy_block_offset(block);
-	struct gpu_buddy_block *other;
-
-	list_for_each_entry(other, blocks, link) {
-		u64 other_start = gpu_buddy_block_offset(other);
-		u64 other_end = other_start + gpu_buddy_block_size(mm, other);
-
-		if (other_start < offset && other_end > start &&
-		    other_start < end)
-			return false;
-	}
-	return true;
-}
-EXPORT_SYMBOL(gpu_buddy_block_first_in_range);
 
 /**
  * gpu_buddy_block_print - print block information

@@ -346,7 +346,8 @@ expect_fail "an IGT patch checkpatch flags fails" "checkpatch is not clean" igt_
 # --- the mails of one series (sendcheck.py) ---------------------------------
 # A series of a cover letter and two patches, and the dry run of sending it.
 why="This paragraph says why the change is needed, what it does and what it costs, in enough words that a reviewer does not have to guess at the reason behind it, nor ask for the design or for what was measured before it was sent."
-sob="Signed-off-by: $PROJECT_NAME <$PROJECT_EMAIL>"
+sender="Jane Sender <jane@example.org>"
+sob="Signed-off-by: $sender"
 mkpatch() { # FILE SUBJECT BODY [LINES]
 	{
 		printf 'From: x\nSubject: %s\n\n%s\n\n---\ndiff --git a/f b/f\n' "$2" "$3"
@@ -362,14 +363,14 @@ $sob"
 }
 mklog() { # VERSION-TAG IN-REPLY-TO-OF-MAIL-2
 	{
-		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 0/2] cover\nMessage-Id: <c>\n\nResult: OK\n' "$1"
-		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 1/2] drm/ttm: one\nMessage-Id: <1>\nIn-Reply-To: <c>\nReferences: <c>\n\nResult: OK\n' "$1"
-		printf 'Dry-OK. Log says:\nTo: a@b\nSubject: [%s 2/2] drm/ttm: two\nMessage-Id: <2>\nIn-Reply-To: %s\nReferences: %s\n\nResult: OK\n' "$1" "$2" "$2"
+		printf 'Dry-OK. Log says:\nFrom: %s\nTo: a@b\nSubject: [%s 0/2] cover\nMessage-Id: <c>\n\nResult: OK\n' "$sender" "$1"
+		printf 'Dry-OK. Log says:\nFrom: %s\nTo: a@b\nSubject: [%s 1/2] drm/ttm: one\nMessage-Id: <1>\nIn-Reply-To: <c>\nReferences: <c>\n\nResult: OK\n' "$sender" "$1"
+		printf 'Dry-OK. Log says:\nFrom: %s\nTo: a@b\nSubject: [%s 2/2] drm/ttm: two\nMessage-Id: <2>\nIn-Reply-To: %s\nReferences: %s\n\nResult: OK\n' "$sender" "$1" "$2" "$2"
 	} >"$tmp/send.log"
 }
 sendcheck() {
-	python3 "$TOP/harness/sendcheck.py" "$tmp/send.log" "${MAX:-10}" \
-		"$PROJECT_NAME <$PROJECT_EMAIL>" "$tmp/s0" "$tmp/s1" "$tmp/s2"
+	python3 "$TOP/harness/sendcheck.py" --placeholder="$PROJECT_EMAIL" \
+		"$tmp/send.log" "${MAX:-10}" "$sender" "$tmp/s0" "$tmp/s1" "$tmp/s2"
 }
 mkseries PATCH "$why
 
@@ -403,6 +404,28 @@ mkpatch "$tmp/s1" "[PATCH 1/2] drm/ttm: one" "$why It is 20 lines because it mus
 
 $sob" 20
 expect_pass "a large patch that says why passes" sendcheck
+mkseries PATCH "$why
+
+$sob
+
+Signed-off-by: $PROJECT_NAME <$PROJECT_EMAIL>"
+expect_fail "a patch whose last Signed-off-by is not the sender's fails" "as the last one" sendcheck
+mkseries PATCH "$why
+
+Signed-off-by: $PROJECT_NAME <$PROJECT_EMAIL>
+$sob"
+expect_fail "a patch still signed off by the placeholder fails" "placeholder" sendcheck
+mkseries PATCH "$why
+
+$sob"
+sed -i "s/^From: .*/From: $PROJECT_NAME <$PROJECT_EMAIL>/" "$tmp/send.log"
+expect_fail "a mail from anyone but the sender fails" "not the sender" sendcheck
+
+# --- the sender's identity (send-check, make send) -------------------------
+if [ -f "$TOP/harness/tests/send-identity-test.sh" ]; then
+	expect_pass "the sender's identity signs the mails, the placeholder never" \
+		bash "$TOP/harness/tests/send-identity-test.sh"
+fi
 
 # --- the boot console checker -----------------------------------------------
 if [ -f "$TOP/harness/tests/boot-check-test.sh" ]; then

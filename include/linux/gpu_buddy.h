@@ -306,13 +306,9 @@ int gpu_buddy_alloc_blocks(struct gpu_buddy *mm,
 			   unsigned long flags);
 
 int gpu_buddy_cheapest_block(struct gpu_buddy *mm, u64 start, u64 end,
-			     u64 size, gpu_buddy_cost_fn cost, void *arg,
+			     u64 size, unsigned long flags,
+			     gpu_buddy_cost_fn cost, void *arg,
 			     u64 *offset, u64 *range_cost);
-
-bool gpu_buddy_block_first_in_range(struct gpu_buddy *mm,
-				    const struct list_head *blocks,
-				    struct gpu_buddy_block *block,
-				    u64 start, u64 end);
 
 int gpu_buddy_block_trim(struct gpu_buddy *mm,
 			 u64 *start,

@@ -1477,11 +1477,14 @@ static void gpu_test_buddy_addr_to_block(struct kunit *test)
 
 /*
  * An owner of blocks for the cheapest-block tests: its cost counts once per
- * candidate range, as a TTM resource's does.
+ * candidate range, as a TTM resource's does, by keeping the search and the
+ * candidate it was last counted in.
  */
 struct cheapest_owner {
 	struct list_head blocks;
 	u64 cost;
+	unsigned int search;
+	u64 counted_at;
 };
 
 static u64 cheapest_owner_cost(struct gpu_buddy *mm,
@@ -1489,20 +1492,31 @@ static u64 cheapest_owner_cost(struct gpu_buddy *mm,
 			       u64 end, void *arg)
 {
 	struct cheapest_owner *owner = block->private;
+	const unsigned int *search = arg;
 
-	if (!gpu_buddy_block_first_in_range(mm, &owner->blocks, block, start,
-					    end))
+	if (owner->search == *search && owner->counted_at == start)
 		return 0;
+	owner->search = *search;
+	owner->counted_at = start;
 	return owner->cost;
 }
 
 /* gpu_buddy_cheapest_block() with the owners' cost. */
+static int cheapest_flags(struct gpu_buddy *mm, u64 start, u64 end, u64 size,
+			  unsigned long flags, u64 *offset, u64 *cost)
+{
+	static unsigned int searches;
+	unsigned int search = ++searches;
+
+	return gpu_buddy_cheapest_block(mm, start, end, size, flags,
+					cheapest_owner_cost, &search, offset,
+					cost);
+}
+
 static int cheapest(struct gpu_buddy *mm, u64 start, u64 end, u64 size,
 		    u64 *offset, u64 *cost)
 {
-	return gpu_buddy_cheapest_block(mm, start, end, size,
-					cheapest_owner_cost, NULL, offset,
-					cost);
+	return cheapest_flags(mm, start, end, size, 0, offset, cost);
 }
 
 /* The exhaustive answer: every aligned candidate, every owner once. */
@@ -1694,6 +1708,20 @@ static void gpu_test_buddy_cheapest_block_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cheapest(&mm, ps, 8 * ps, ps, &at, &cost), 0);
 	KUNIT_EXPECT_EQ(test, at, ps);
 	KUNIT_EXPECT_EQ(test, cost, 50);
+
+	/* A top-down allocation takes the highest of equal ranges. */
+	KUNIT_EXPECT_EQ(test, cheapest_flags(&mm, ps, 8 * ps, ps,
+					     GPU_BUDDY_TOPDOWN_ALLOCATION,
+					     &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, at, 7 * ps);
+	KUNIT_EXPECT_EQ(test, cost, 50);
+	KUNIT_EXPECT_EQ(test, cheapest_flags(&mm, 0, mm_size, ps,
+					     GPU_BUDDY_TOPDOWN_ALLOCATION,
+					     &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, at, 15 * ps);
+	KUNIT_EXPECT_EQ(test, cost, 0);
+	KUNIT_EXPECT_EQ(test, cheapest(&mm, 0, mm_size, ps, &at, &cost), 0);
+	KUNIT_EXPECT_EQ(test, at, 11 * ps);
 
 	/* The one 16K range in [32K, 48K) holds pinned: no candidate. */
 	KUNIT_EXPECT_EQ(test, cheapest(&mm, 8 * ps, 12 * ps, 4 * ps, &at, &cost),

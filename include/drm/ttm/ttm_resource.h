@@ -130,6 +130,22 @@ static inline bool ttm_lru_item_is_res(const struct ttm_lru_item *item)
  */
 #define TTM_EVICT_WINDOW_UNMOVABLE	U64_MAX
 
+/* How many dmem pools one search weighs once each. */
+#define TTM_EVICT_WINDOW_POOLS		16
+
+/**
+ * struct ttm_evict_window_pools - the dmem protection one search has weighed
+ * @pool: A pool, or NULL.
+ * @protected: Whether @pool's memory is protected from the allocation.
+ *
+ * Direct-mapped by pool: a pool that shares a slot with another one is
+ * weighed again.
+ */
+struct ttm_evict_window_pools {
+	struct dmem_cgroup_pool_state *pool[TTM_EVICT_WINDOW_POOLS];
+	bool protected[TTM_EVICT_WINDOW_POOLS];
+};
+
 /**
  * struct ttm_evict_window_request - a contiguous allocation that found no
  * room
@@ -140,6 +156,7 @@ static inline bool ttm_lru_item_is_res(const struct ttm_lru_item *item)
  * @charge_pool: The dmem pool the allocation is charged to, if any.
  * @may_try_low: False if the allocation is within its dmem protection and
  *	evicts only other cgroups' memory.
+ * @pools: The protection weighed so far in this search, or NULL.
  *
  * See "Contiguity-aware eviction" in the TTM chapter.
  */
@@ -150,6 +167,7 @@ struct ttm_evict_window_request {
 	struct ww_acquire_ctx *ticket;
 	struct dmem_cgroup_pool_state *charge_pool;
 	bool may_try_low;
+	struct ttm_evict_window_pools *pools;
 };
 
 /**
@@ -360,6 +378,11 @@ struct ttm_resource {
 
 	struct dmem_cgroup_pool_state *css;
 	u8 residency;
+	/**
+	 * @evict_window_mark: The last candidate range a buddy manager's
+	 * window search counted this resource in, under the manager's lock.
+	 */
+	u64 evict_window_mark;
 
 	/**
 	 * @lru: Least recently used list, see &ttm_resource_manager.lru
@@ -577,7 +600,7 @@ void ttm_resource_free(struct ttm_buffer_object *bo, struct ttm_resource **res);
 u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 			  struct ttm_resource *res);
 bool ttm_buddy_evict_window(struct gpu_buddy *mm, struct mutex *lock,
-			    size_t blocks,
+			    u64 min_block_size,
 			    const struct ttm_evict_window_request *req,
 			    struct ttm_evict_window *window);
 bool ttm_buddy_intersects(struct gpu_buddy *mm, struct list_head *blocks,

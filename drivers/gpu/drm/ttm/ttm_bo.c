@@ -847,6 +847,7 @@ static s64 ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 {
 	struct ttm_bo_alloc_state *state = evict_walk->alloc_state;
 	const struct ttm_place *place = evict_walk->place;
+	struct ttm_evict_window_pools pools = { };
 	const struct ttm_evict_window_request req = {
 		.place = place,
 		.evictor = evict_walk->evictor,
@@ -854,6 +855,7 @@ static s64 ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 		.ticket = evict_walk->walk.arg.ticket,
 		.charge_pool = state->charge_pool,
 		.may_try_low = state->may_try_low,
+		.pools = &pools,
 	};
 	struct ttm_evict_window found;
 	struct ttm_place window;

@@ -4,6 +4,7 @@
  */
 
 #include <linux/cgroup_dmem.h>
+#include <linux/hash.h>
 #include <linux/moduleparam.h>
 
 #include <drm/ttm/ttm_bo.h>
@@ -45,21 +46,24 @@
  * the cgroup, nor when a throttled client may take only its own memory.
  *
  * Managers on the buddy allocator use ttm_buddy_evict_window(), which
- * weighs every candidate range of the allocation's size with
- * gpu_buddy_cheapest_block(). The range manager uses drm_mm's eviction
- * scan instead: it adds resources in LRU order until a range comes free,
- * and takes only those in that range. Its range is the one LRU order would
- * free first, not the cheapest, but the scan stops there.
+ * weighs every candidate range of the allocation's size and alignment with
+ * gpu_buddy_cheapest_block(), the highest on a tie for a top-down place.
  *
  * Locking, outermost first: the evictor's reservation; the manager's own
- * lock, the one its allocations take; for the range manager only,
- * &ttm_device.lru_lock, to walk the LRU. The buddy search takes no TTM
- * lock: other allocations of the device wait for it only if they need
- * the same manager. ttm_evict_window_cost() takes no lock at all. It reads
- * a buffer object's fields unlocked; a stale value costs at most the
- * fallback to LRU order. The manager's lock keeps the resources it prices
- * alive. The managers assert the locks they need held, and lockdep checks
- * the order in the KUnit suites.
+ * lock, the one its allocations take, for the whole search; for each
+ * resource priced, &ttm_device.lru_lock. The manager's lock keeps the
+ * resources alive, but not their buffer objects: a ghost transfer
+ * re-points &ttm_resource.bo under lru_lock, and the buffer object it
+ * pointed to may then be freed. So ttm_evict_window_cost() reads the
+ * buffer object under lru_lock, one resource at a time; other values may
+ * go stale meanwhile, which costs at most the fallback to LRU order. The
+ * search is linear in the manager's blocks: a resource of several blocks
+ * in one range counts once, by a mark it keeps, and the dmem protection of
+ * a pool, which walks every cgroup, is weighed once per search for up to
+ * %TTM_EVICT_WINDOW_POOLS pools. Other allocations of the device wait for
+ * the search only if they need the same manager. The managers assert the
+ * locks they need held, and lockdep checks the order in the KUnit
+ * suites.
  *
  * The search runs only when a contiguous allocation found no room. Writing
  * 0 to the ``ttm.evict_window`` module parameter switches it off, for a
@@ -99,19 +103,30 @@ static bool ttm_evict_window_callers(const struct ttm_evict_window_request *req,
 /*
  * Protected by dmem.min or dmem.low, measured against the root; a cgroup
  * may take its own memory, unless its allocation is within its protection
- * and evicts only other cgroups'.
+ * and evicts only other cgroups'. Weighing a pool walks every cgroup, so a
+ * search weighs each pool once, in @req's cache.
  */
 static bool ttm_evict_window_protected(const struct ttm_evict_window_request *req,
-				       struct ttm_resource *res)
+				       struct dmem_cgroup_pool_state *pool)
 {
-	bool hit_low = false;
+	struct ttm_evict_window_pools *pools = req->pools;
+	unsigned int slot = hash_ptr(pool, ilog2(TTM_EVICT_WINDOW_POOLS));
+	bool hit_low = false, protected;
 
-	if (!res->css)
+	if (!pool)
 		return false;
-	if (res->css == req->charge_pool)
+	if (pool == req->charge_pool)
 		return !req->may_try_low;
-	return !dmem_cgroup_state_evict_valuable(NULL, res->css, false,
-						 &hit_low);
+	if (pools && pools->pool[slot] == pool)
+		return pools->protected[slot];
+
+	protected = !dmem_cgroup_state_evict_valuable(NULL, pool, false,
+						      &hit_low);
+	if (pools) {
+		pools->pool[slot] = pool;
+		pools->protected[slot] = protected;
+	}
+	return protected;
 }
 
 /*
@@ -123,11 +138,10 @@ static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_reques
 					    struct ttm_buffer_object *bo)
 {
 	unsigned int level = TTM_RESIDENCY_NORMAL;
-	struct ttm_lru_bulk_move *bulk = READ_ONCE(bo->bulk_move);
 
-	if (bulk && bulk == READ_ONCE(req->evictor->bulk_move))
-		level = READ_ONCE(bo->residency);
-	return 1 + READ_ONCE(bo->priority) * TTM_NUM_RESIDENCY + level;
+	if (bo->bulk_move && bo->bulk_move == req->evictor->bulk_move)
+		level = bo->residency;
+	return 1 + bo->priority * TTM_NUM_RESIDENCY + level;
 }
 
 /**
@@ -137,8 +151,12 @@ static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_reques
  * @res: A resource of the manager the allocation found no room in.
  *
  * For &ttm_resource_manager_func.evict_window, with the manager's lock
- * held, which keeps @res alive. Takes no lock, so it may also run under
- * &ttm_device.lru_lock.
+ * held, which keeps @res alive, and so its &ttm_resource.css. It takes
+ * &ttm_device.lru_lock, nested inside the manager's lock, to read @res's
+ * buffer object: a ghost transfer re-points &ttm_resource.bo under that
+ * lock, after which the buffer object it pointed to may be freed. The
+ * buffer object's fields may change under it; a stale value costs at most
+ * the fallback to LRU order.
  *
  * Return: The size of @res weighted by its LRU priority and residency
  * level, or %TTM_EVICT_WINDOW_UNMOVABLE if eviction for @req cannot take
@@ -147,14 +165,19 @@ static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_reques
 u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 			  struct ttm_resource *res)
 {
-	struct ttm_buffer_object *bo = READ_ONCE(res->bo);
+	spinlock_t *lru_lock = &req->evictor->bdev->lru_lock;
+	struct ttm_buffer_object *bo;
+	u64 cost = TTM_EVICT_WINDOW_UNMOVABLE;
 
-	if (!bo || READ_ONCE(bo->pin_count) ||
-	    ttm_evict_window_callers(req, bo) ||
-	    ttm_evict_window_protected(req, res))
+	if (ttm_evict_window_protected(req, res->css))
 		return TTM_EVICT_WINDOW_UNMOVABLE;
 
+	spin_lock(lru_lock);
+	bo = res->bo;
 	/* Weights stay below 2^5, sizes below 2^58: no overflow. */
-	return (u64)res->size * ttm_evict_window_weight(req, bo);
+	if (bo && !bo->pin_count && !ttm_evict_window_callers(req, bo))
+		cost = (u64)res->size * ttm_evict_window_weight(req, bo);
+	spin_unlock(lru_lock);
+	return cost;
 }
 EXPORT_SYMBOL(ttm_evict_window_cost);

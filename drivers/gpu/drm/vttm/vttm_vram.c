@@ -174,9 +174,7 @@ static bool vttm_vram_evict_window(struct ttm_resource_manager *man,
 	struct vttm_vram_mgr *mgr = to_vram_mgr(man);
 
 	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
-				      offsetof(struct vttm_vram_res, blocks) -
-				      offsetof(struct vttm_vram_res, base),
-				      req, window);
+				      PAGE_SIZE, req, window);
 }
 
 static const struct ttm_resource_manager_func vttm_vram_funcs = {

@@ -559,13 +559,15 @@ void xe_bo_unpin_account(struct xe_bo *bo)
 static void update_global_total_pages(struct ttm_device *ttm_dev,
 				      long num_pages)
 {
-#if IS_ENABLED(CONFIG_TRACE_GPU_MEM)
 	struct xe_device *xe = ttm_to_xe_device(ttm_dev);
 	u64 global_total_pages =
 		atomic64_add_return(num_pages, &xe->global_total_pages);
 
+#if IS_ENABLED(CONFIG_TRACE_GPU_MEM)
 	trace_gpu_mem_total(xe->drm.primary->index, 0,
 			    global_total_pages << PAGE_SHIFT);
+#else
+	(void)global_total_pages;
 #endif
 }
 
@@ -1033,8 +1035,7 @@ static int xe_ttm_bo_purge(struct ttm_buffer_object *ttm_bo, struct ttm_operatio
 
 	xe_bo_assert_held(bo);
 
-	/* A BO in VRAM has no TT; purging it frees its VRAM. */
-	if (!ttm_bo->resource)
+	if (!ttm_bo->ttm)
 		return 0;
 
 	if (!xe_bo_madv_is_dontneed(bo))

@@ -281,8 +281,19 @@ static int dgfx_pcie_link_residencies_show(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* The host memory behind the device: its populated TTs, imports aside. */
+static int host_memory(struct seq_file *m, void *data)
+{
+	struct xe_device *xe = node_to_xe(m->private);
+
+	seq_printf(m, "populated_bytes: %llu\n",
+		   (u64)atomic64_read(&xe->global_total_pages) << PAGE_SHIFT);
+	return 0;
+}
+
 static const struct drm_info_list debugfs_list[] = {
 	{"info", info, 0},
+	{ .name = "host_memory", .show = host_memory, },
 	{ .name = "sriov_info", .show = sriov_info, },
 	{ .name = "workarounds", .show = workaround_info, },
 };
@@ -753,7 +764,6 @@ void xe_debugfs_register(struct xe_device *xe)
 
 	man = ttm_manager_type(bdev, XE_PL_TT);
 	ttm_resource_manager_create_debugfs(man, root, "gtt_mm");
-	ttm_pool_create_host_memory_debugfs(&bdev->pool, root);
 
 	man = ttm_manager_type(bdev, XE_PL_STOLEN);
 	if (man)

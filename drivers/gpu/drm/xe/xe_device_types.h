@@ -583,13 +583,11 @@ struct xe_device {
 	u8 vm_inject_error_position;
 #endif
 
-#if IS_ENABLED(CONFIG_TRACE_GPU_MEM)
 	/**
-	 * @global_total_pages: global GPU page usage tracked for gpu_mem
-	 * tracepoints
+	 * @global_total_pages: pages of this device's populated TTs, for the
+	 * gpu_mem_total tracepoint and the host_memory debugfs file
 	 */
 	atomic64_t global_total_pages;
-#endif
 	/** @val: The domain for exhaustive eviction, which is currently per device. */
 	struct xe_validation_device val;
 

@@ -286,9 +286,7 @@ static bool xe_ttm_vram_mgr_evict_window(struct ttm_resource_manager *man,
 	struct xe_ttm_vram_mgr *mgr = to_xe_ttm_vram_mgr(man);
 
 	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
-				      offsetof(struct xe_ttm_vram_mgr_resource, blocks) -
-				      offsetof(struct xe_ttm_vram_mgr_resource, base),
-				      req, window);
+				      mgr->default_page_size, req, window);
 }
 
 static const struct ttm_resource_manager_func xe_ttm_vram_mgr_func = {

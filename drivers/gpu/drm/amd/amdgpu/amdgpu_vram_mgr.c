@@ -917,9 +917,7 @@ static bool amdgpu_vram_mgr_evict_window(struct ttm_resource_manager *man,
 	struct amdgpu_vram_mgr *mgr = to_vram_mgr(man);
 
 	return ttm_buddy_evict_window(&mgr->mm, &mgr->lock,
-				      offsetof(struct amdgpu_vram_mgr_resource, blocks) -
-				      offsetof(struct amdgpu_vram_mgr_resource, base),
-				      req, window);
+				      mgr->default_page_size, req, window);
 }
 
 static const struct ttm_resource_manager_func amdgpu_vram_mgr_func = {

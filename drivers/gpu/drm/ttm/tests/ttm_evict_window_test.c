@@ -2,9 +2,12 @@
 /*
  * KUnit tests for contiguity-aware eviction, on the mock buddy manager.
  */
+#include <linux/cgroup_dmem.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+
 #include <drm/drm_exec.h>
 #include <drm/ttm/ttm_placement.h>
-#include <drm/ttm/ttm_range_manager.h>
 #include <drm/ttm/ttm_resource.h>
 
 #include "ttm_kunit_helpers.h"
@@ -47,15 +50,11 @@ static struct ttm_placement vram_placement = {
 	.placement = &vram_place,
 };
 
-/*
- * The pages whose BOs were evicted, a BO the driver refuses to evict, and
- * whether VRAM is a range manager rather than the mock buddy one.
- */
+/* The pages whose BOs were evicted, and a BO the driver refuses to evict. */
 static struct {
 	unsigned long pages;
 	unsigned int evicted;
 	struct ttm_buffer_object *refuse;
-	bool range_manager;
 } window_seen;
 
 /* The first VRAM page of @bo. */
@@ -63,9 +62,6 @@ static unsigned int window_page(struct ttm_buffer_object *bo)
 {
 	struct ttm_mock_resource *res;
 	struct gpu_buddy_block *block;
-
-	if (window_seen.range_manager)
-		return bo->resource->start;
 
 	res = container_of(bo->resource, struct ttm_mock_resource, base);
 	block = list_first_entry(&res->blocks, struct gpu_buddy_block, link);
@@ -122,9 +118,7 @@ static void ttm_evict_window_test_fini(struct kunit *test)
 {
 	struct ttm_test_devices *priv = test->priv;
 
-	if (window_seen.range_manager)
-		ttm_range_man_fini(priv->ttm_dev, TTM_PL_VRAM);
-	else if (ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM))
+	if (ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM))
 		ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
 	ttm_test_devices_fini(test);
 }
@@ -281,38 +275,12 @@ static void ttm_evict_window_lost_falls_back(struct kunit *test)
 	window_test_put(bos, evictor);
 }
 
-/*
- * On a range manager, drm_mm's scan adds BOs in LRU order until a range
- * comes free, and eviction takes only the four BOs in it, where LRU order
- * would take eleven.
- */
-static void ttm_evict_window_range_manager(struct kunit *test)
-{
-	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
-	struct ttm_test_devices *priv = test->priv;
-
-	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
-	KUNIT_ASSERT_EQ(test, ttm_range_man_init(priv->ttm_dev, TTM_PL_VRAM,
-						 false, WINDOW_VRAM_PAGES), 0);
-	window_seen.range_manager = true;
-
-	window_test_fill(test, bos, false);
-	evictor = window_test_bo(test, &sys_placement,
-				 WINDOW_PAGES * PAGE_SIZE, NULL);
-
-	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
-			0);
-	window_expect_pages(test, GENMASK(3, 0));
-	KUNIT_EXPECT_EQ(test, window_seen.evicted, WINDOW_PAGES);
-	KUNIT_EXPECT_EQ(test, window_page(evictor), 0);
-
-	window_test_put(bos, evictor);
-}
-
-enum window_unmovable { WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED };
+enum window_unmovable {
+	WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED, WINDOW_PRELOCKED
+};
 
 static const enum window_unmovable window_unmovable_cases[] = {
-	WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED
+	WINDOW_HELD, WINDOW_SHARES_HELD, WINDOW_PINNED, WINDOW_PRELOCKED
 };
 
 static void window_unmovable_desc(const enum window_unmovable *kind,
@@ -322,6 +290,7 @@ static void window_unmovable_desc(const enum window_unmovable *kind,
 		"held by the caller's exec",
 		"shares a reservation the caller's exec holds",
 		"pinned",
+		"prelocked by the caller's exec after a real back-off",
 	};
 
 	strscpy(desc, names[*kind], KUNIT_PARAM_DESC_SIZE);
@@ -329,6 +298,108 @@ static void window_unmovable_desc(const enum window_unmovable *kind,
 
 KUNIT_ARRAY_PARAM(window_unmovable, window_unmovable_cases,
 		  window_unmovable_desc);
+
+/* Validate @evictor contiguously in @exec, holding @held too if set. */
+static int window_validate_holding(struct drm_exec *exec,
+				   struct ttm_operation_ctx *ctx,
+				   struct ttm_buffer_object *evictor,
+				   struct ttm_buffer_object *held)
+{
+	int err;
+
+	drm_exec_until_all_locked(exec) {
+		err = drm_exec_lock_obj(exec, &evictor->base);
+		drm_exec_retry_on_contention(exec);
+		if (err)
+			break;
+		if (held) {
+			err = drm_exec_lock_obj(exec, &held->base);
+			drm_exec_retry_on_contention(exec);
+			if (err)
+				break;
+		}
+		err = ttm_bo_validate(evictor, &contig_placement, ctx);
+		drm_exec_retry_on_contention(exec);
+	}
+	return err;
+}
+
+/* An older transaction that holds one BO until released. */
+struct window_holder {
+	struct ttm_buffer_object *bo;
+	struct completion locked;
+	struct completion release;
+	struct completion done;
+};
+
+static int window_holder_fn(void *arg)
+{
+	struct window_holder *h = arg;
+	struct ww_acquire_ctx ticket;
+
+	ww_acquire_init(&ticket, &reservation_ww_class);
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+	ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+	dma_resv_lock(h->bo->base.resv, &ticket);
+	complete(&h->locked);
+	wait_for_completion(&h->release);
+	dma_resv_unlock(h->bo->base.resv);
+	ww_acquire_fini(&ticket);
+	complete(&h->done);
+	return 0;
+}
+
+/*
+ * Lock @evictor, then @held, which an older transaction holds: the back-off
+ * prelocks @held, as drm_exec does for the object it contended on, and the
+ * loop goes on without locking it again.
+ */
+static int window_validate_prelocked(struct kunit *test, struct drm_exec *exec,
+				     struct ttm_operation_ctx *ctx,
+				     struct ttm_buffer_object *evictor,
+				     struct ttm_buffer_object *held)
+{
+	struct window_holder older = { .bo = held };
+	struct task_struct *task;
+	bool backed_off = false;
+	int err;
+
+	init_completion(&older.locked);
+	init_completion(&older.release);
+	init_completion(&older.done);
+	task = kthread_run(window_holder_fn, &older, "ttm-window-holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&older.locked);
+
+	drm_exec_until_all_locked(exec) {
+#ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
+		exec->ticket.deadlock_inject_countdown = UINT_MAX;
+#endif
+		err = drm_exec_lock_obj(exec, &evictor->base);
+		drm_exec_retry_on_contention(exec);
+		if (err)
+			break;
+		if (!backed_off) {
+			err = drm_exec_lock_obj(exec, &held->base);
+			if (err == -EDEADLK) {
+				backed_off = true;
+				complete(&older.release);
+			}
+			drm_exec_retry_on_contention(exec);
+			if (err)
+				break;
+		}
+		KUNIT_EXPECT_PTR_EQ(test, exec->prelocked, &held->base);
+		err = ttm_bo_validate(evictor, &contig_placement, ctx);
+		drm_exec_retry_on_contention(exec);
+	}
+	if (!backed_off)
+		complete(&older.release);
+	wait_for_completion(&older.done);
+	KUNIT_EXPECT_TRUE(test, backed_off);
+	return err;
+}
 
 /*
  * A BO in the cheapest range that the walk cannot take makes the range no
@@ -359,20 +430,13 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
 
 	drm_exec_init(&exec, 0, 0);
 	ctx.exec = &exec;
-	drm_exec_until_all_locked(&exec) {
-		err = drm_exec_lock_obj(&exec, &evictor->base);
-		drm_exec_retry_on_contention(&exec);
-		if (err)
-			break;
-		if (*kind != WINDOW_PINNED) {
-			err = drm_exec_lock_obj(&exec, &bos[8]->base);
-			drm_exec_retry_on_contention(&exec);
-			if (err)
-				break;
-		}
-		err = ttm_bo_validate(evictor, &contig_placement, &ctx);
-		drm_exec_retry_on_contention(&exec);
-	}
+	if (*kind == WINDOW_PRELOCKED)
+		err = window_validate_prelocked(test, &exec, &ctx, evictor,
+						bos[8]);
+	else
+		err = window_validate_holding(&exec, &ctx, evictor,
+					      *kind == WINDOW_PINNED ? NULL :
+					      bos[8]);
 	drm_exec_fini(&exec);
 
 	KUNIT_ASSERT_EQ(test, err, 0);
@@ -390,22 +454,38 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
 }
 
 /*
- * The benchmark: what the search costs with n resources, against one
- * failed contiguous allocation attempt in the same manager, which LRU
- * order repeats after every victim. VRAM of 2n pages holds n one-page
- * resources on its odd pages, so that no two free pages are adjacent and
- * a 16-page buffer must evict eight of them.
+ * The benchmark: what the search costs with n resources, and so how long
+ * it holds the manager's lock, against one failed contiguous allocation
+ * attempt in the same manager, which LRU order repeats after every victim.
+ * Two layouts, each leaving no two free pages adjacent:
+ * - one page per resource, on the odd pages of a VRAM of 2n pages, so that
+ *   a 16-page buffer must evict eight of them;
+ * - fragmented: four one-page blocks per resource, on the odd pages of
+ *   each 8-page range of a VRAM of 8n pages, each resource charged to a
+ *   dmem pool (the test's cgroup's), so that a 16-page buffer must evict
+ *   two resources of four blocks each, and every resource's protection is
+ *   asked about.
  */
-static const unsigned int window_bench_res[] = { 1000, 10000, 100000 };
+struct window_bench_case {
+	unsigned int n;
+	bool fragmented;
+};
+
+static const struct window_bench_case window_bench_cases[] = {
+	{ 1000, false }, { 10000, false }, { 100000, false },
+	{ 1000, true }, { 10000, true }, { 100000, true },
+};
 
 #define WINDOW_BENCH_RUNS	5
 
-static void window_bench_desc(const unsigned int *n, char *desc)
+static void window_bench_desc(const struct window_bench_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u resources", *n);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u %s", c->n,
+		 c->fragmented ? "fragmented resources with a dmem pool" :
+		 "one-page resources");
 }
 
-KUNIT_ARRAY_PARAM(window_bench, window_bench_res, window_bench_desc);
+KUNIT_ARRAY_PARAM(window_bench, window_bench_cases, window_bench_desc);
 
 /* @a as a multiple of @b, in hundredths. */
 static u32 window_bench_ratio(u64 a, u64 b)
@@ -413,48 +493,94 @@ static u32 window_bench_ratio(u64 a, u64 b)
 	return min_t(u64, div64_u64(a * 100, max_t(u64, b, 1)), U32_MAX);
 }
 
+/* Take every even page of the first @pages, straight from the allocator. */
+static void window_bench_take_even(struct kunit *test,
+				   struct ttm_mock_manager *mock,
+				   unsigned int pages, struct list_head *taken)
+{
+	unsigned int i;
+	int err = 0;
+
+	mutex_lock(&mock->lock);
+	for (i = 0; i < pages && !err; i += 2)
+		err = gpu_buddy_alloc_blocks(&mock->mm, (u64)i * PAGE_SIZE,
+					     (u64)(i + 1) * PAGE_SIZE, PAGE_SIZE,
+					     PAGE_SIZE, taken,
+					     GPU_BUDDY_RANGE_ALLOCATION);
+	mutex_unlock(&mock->lock);
+	KUNIT_ASSERT_EQ(test, err, 0);
+}
+
 static void ttm_evict_window_bench(struct kunit *test)
 {
-	const unsigned int n = *(const unsigned int *)test->param_value;
+	const struct window_bench_case *c = test->param_value;
+	const unsigned int blocks = c->fragmented ? 4 : 1;
+	const unsigned int pages = 2 * blocks * c->n;
 	u64 search_ns = U64_MAX, attempt_ns = U64_MAX;
 	struct ttm_test_devices *priv = test->priv;
+	struct dmem_cgroup_region *region = NULL;
 	struct ttm_buffer_object *owner, *evictor;
 	struct ttm_operation_ctx ctx = { };
+	struct ttm_evict_window_pools pools = { };
 	struct ttm_evict_window_request req = {
 		.place = &contig_place,
 		.ctx = &ctx,
 		.may_try_low = true,
+		.pools = &pools,
 	};
 	struct ttm_resource_manager *man;
+	struct ttm_mock_manager *mock;
 	struct ttm_evict_window window;
 	struct ttm_resource **res;
+	LIST_HEAD(even);
 	unsigned int i;
 	u32 ratio;
 
-	/* The suite's 16-page VRAM makes way for one of 2n pages. */
+	/* The suite's 16-page VRAM makes way for the layout's. */
 	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_VRAM);
 	KUNIT_ASSERT_EQ(test, ttm_mock_manager_init(priv->ttm_dev, TTM_PL_VRAM,
-						    2 * n * PAGE_SIZE), 0);
+						    pages * PAGE_SIZE), 0);
 	man = ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
+	mock = container_of(man, struct ttm_mock_manager, man);
 
-	res = kvcalloc(n, sizeof(*res), GFP_KERNEL);
-	if (!res)
-		kunit_skip(test, "no memory for %u resources", n);
+	if (c->fragmented) {
+		region = dmem_cgroup_register_region(&(struct dmem_cgroup_init){
+			.size = (u64)pages * PAGE_SIZE }, "ttm_evict_window_bench");
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, region);
+	}
+	res = kvcalloc(c->n, sizeof(*res), GFP_KERNEL);
+	if (!res) {
+		if (region)
+			dmem_cgroup_unregister_region(region);
+		kunit_skip(test, "no memory for %u resources", c->n);
+	}
+	if (region) {
+		ttm_resource_manager_set_dmem_region(man, region);
+		window_bench_take_even(test, mock, pages, &even);
+	}
 
-	owner = window_test_bo(test, &sys_placement, PAGE_SIZE, NULL);
+	owner = window_test_bo(test, &sys_placement, blocks * PAGE_SIZE, NULL);
 	evictor = window_test_bo(test, &sys_placement, 16 * PAGE_SIZE, NULL);
 	req.evictor = evictor;
 
 	dma_resv_lock(owner->base.resv, NULL);
-	for (i = 0; i < n; i++) {
-		struct ttm_place odd_page = {
+	for (i = 0; i < c->n; i++) {
+		struct ttm_place range = {
 			.mem_type = TTM_PL_VRAM,
-			.fpfn = 2 * i + 1,
-			.lpfn = 2 * i + 2,
+			.fpfn = c->fragmented ? 8 * i : 2 * i + 1,
+			.lpfn = c->fragmented ? 8 * i + 8 : 2 * i + 2,
 		};
+		struct dmem_cgroup_pool_state *pool;
 
-		KUNIT_ASSERT_EQ(test, ttm_resource_alloc(owner, &odd_page,
-							 &res[i], NULL), 0);
+		KUNIT_ASSERT_EQ(test, ttm_resource_try_charge(owner, &range,
+							      &pool, NULL), 0);
+		KUNIT_ASSERT_EQ(test, ttm_resource_alloc(owner, &range, &res[i],
+							 pool), 0);
+	}
+	if (c->fragmented) {
+		mutex_lock(&mock->lock);
+		gpu_buddy_free_list(&mock->mm, &even, 0);
+		mutex_unlock(&mock->lock);
 	}
 
 	/* Each figure is the fastest of its runs, the two taking turns. */
@@ -462,6 +588,7 @@ static void ttm_evict_window_bench(struct kunit *test)
 		struct ttm_resource *none = NULL;
 		ktime_t start = ktime_get();
 
+		memset(&pools, 0, sizeof(pools));
 		KUNIT_ASSERT_TRUE(test, man->func->evict_window(man, &req,
 								&window));
 		search_ns = min_t(u64, search_ns,
@@ -481,22 +608,26 @@ static void ttm_evict_window_bench(struct kunit *test)
 			8 * PAGE_SIZE * (1 + TTM_RESIDENCY_NORMAL));
 
 	ratio = window_bench_ratio(search_ns, attempt_ns);
-	kunit_info(test, "%u resources: search %llu ns, failed contiguous allocation %llu ns (search = x%u.%02u attempts)\n",
-		   n, search_ns, attempt_ns, ratio / 100, ratio % 100);
+	kunit_info(test, "%u resources of %u block(s)%s: search (manager lock held) %llu ns, failed contiguous allocation %llu ns (search = x%u.%02u attempts)\n",
+		   c->n, blocks, c->fragmented ? ", dmem pool" : "",
+		   search_ns, attempt_ns, ratio / 100, ratio % 100);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < c->n; i++)
 		ttm_resource_free(owner, &res[i]);
 	dma_resv_unlock(owner->base.resv);
 	kvfree(res);
 	ttm_bo_fini(evictor);
 	ttm_bo_fini(owner);
+	if (region) {
+		ttm_resource_manager_set_dmem_region(man, NULL);
+		dmem_cgroup_unregister_region(region);
+	}
 }
 
 static struct kunit_case ttm_evict_window_cases[] = {
 	KUNIT_CASE(ttm_evict_window_cheapest),
 	KUNIT_CASE(ttm_evict_window_not_contiguous),
 	KUNIT_CASE(ttm_evict_window_lost_falls_back),
-	KUNIT_CASE(ttm_evict_window_range_manager),
 	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
 			 window_unmovable_gen_params),
 	{}

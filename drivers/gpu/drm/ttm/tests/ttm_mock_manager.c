@@ -112,9 +112,7 @@ static bool ttm_mock_manager_evict_window(struct ttm_resource_manager *man,
 	struct ttm_mock_manager *manager = to_mock_mgr(man);
 
 	return ttm_buddy_evict_window(&manager->mm, &manager->lock,
-				      offsetof(struct ttm_mock_resource, blocks) -
-				      offsetof(struct ttm_mock_resource, base),
-				      req, window);
+				      manager->default_page_size, req, window);
 }
 
 static const struct ttm_resource_manager_func ttm_mock_manager_funcs = {

@@ -1541,6 +1541,36 @@ TEST_F(export, of_a_buffer_in_system_memory_populates_it)
 }
 
 /*
+ * An export before the first job finds the buffer still in system memory
+ * and populates it; the first job then copies it into VRAM and frees its
+ * pages. The host memory is a spike of the buffer's size, for as long as
+ * the buffer waits for its first job.
+ */
+TEST_F(export, before_the_first_job_costs_its_size_until_the_move)
+{
+	__u64 host_before, host_after;
+	int dmabuf = -1;
+	__u32 bo;
+
+	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_VRAM,
+				     VTTM_BO_DEFER_BACKING, &bo));
+	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
+	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
+	EXPECT_EQ(self->size, host_after - host_before);
+
+	ASSERT_EQ(0, submit(self->fd, &bo, 1));
+	ASSERT_EQ(0, bo_wait(self->fd, bo));
+	EXPECT_EQ(self->size, fdinfo_size(_metadata, self->fd,
+					  "drm-resident-vram"));
+	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
+	EXPECT_EQ(host_before, host_after)
+		TH_LOG("%llu bytes stayed behind the buffer in VRAM",
+		       (unsigned long long)(host_after - host_before));
+	close(dmabuf);
+}
+
+/*
  * vttm imports nothing: DRM refuses a dma-buf that the exporting client
  * does not hold a handle to, as vttm has no gem_prime_import_sg_table.
  */
@@ -2336,9 +2366,10 @@ FIXTURE_TEARDOWN(dmem)
 	rmdir(self->cg);
 	rmdir(self->other);
 	rmdir(self->parent);
-	root_dmem_restore(self->root_dmem);
+	/* Last: the root's dmem cannot go while a child of it is there. */
 	if (self->outside[0])
 		rmdir(self->outside);
+	root_dmem_restore(self->root_dmem);
 }
 
 /* dmem.current of the test's cgroup, polled until it is @want or 5 s. */
