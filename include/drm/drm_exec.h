@@ -27,6 +27,12 @@ struct drm_exec {
 	u32                     flags;
 
 	/**
+	 * @all_locked: drm_exec_until_all_locked() has ended, and so has the
+	 * acquire phase of @ticket: nothing may be locked through @exec now
+	 */
+	bool			all_locked;
+
+	/**
 	 * @ticket: WW ticket used for acquiring locks
 	 */
 	struct ww_acquire_ctx	ticket;
@@ -55,12 +61,6 @@ struct drm_exec {
 	 * @prelocked: already locked GEM object due to contention
 	 */
 	struct drm_gem_object *prelocked;
-
-	/**
-	 * @all_locked: drm_exec_until_all_locked() has ended, and so has the
-	 * acquire phase of @ticket: nothing may be locked through @exec now
-	 */
-	bool			all_locked;
 };
 
 /**

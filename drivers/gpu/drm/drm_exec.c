@@ -249,9 +249,14 @@ static int drm_exec_keep_prelocked(struct drm_exec *exec,
  *
  * Lock a GEM object for use and grab a reference to it.
  *
+ * With DRM_EXEC_IGNORE_DUPLICATES, a duplicate that shares the reservation of
+ * the object prelocked after a back-off makes the transaction track that
+ * object, so that the reservation stays locked for the duplicate.
+ *
  * Returns: -EDEADLK if a contention is detected, -EALREADY when object is
  * already locked (can be suppressed by setting the DRM_EXEC_IGNORE_DUPLICATES
- * flag), -ENOMEM when memory allocation failed and zero for success.
+ * flag), -ENOMEM when memory allocation failed (also for a duplicate of the
+ * prelocked object, which is then left as it was) and zero for success.
  */
 int drm_exec_lock_obj(struct drm_exec *exec, struct drm_gem_object *obj)
 {
@@ -362,13 +367,15 @@ static bool drm_exec_resv_locked_since(struct drm_exec *exec,
  * off with drm_exec_retry_on_contention().
  * -EINTR when an interruptible wait was interrupted, -ENOMEM when tracking
  * the object failed: nothing was locked.
- * -EINVAL, with a warning, when the locking loop has ended or @checkpoint
- * lies beyond the objects locked: a bug in the helper.
+ * -EINVAL, with a warning, when the locking loop has ended, @exec is
+ * contended, or @checkpoint lies beyond the objects locked: a bug in the
+ * helper or its caller. A loop left by a break, rather than ended, is not
+ * told apart.
  */
 int drm_exec_lock_obj_since(struct drm_exec *exec, unsigned int checkpoint,
 			    struct drm_gem_object *obj)
 {
-	if (WARN_ON_ONCE(exec->all_locked ||
+	if (WARN_ON_ONCE(exec->all_locked || drm_exec_is_contended(exec) ||
 			 checkpoint > exec->num_objects))
 		return -EINVAL;
 

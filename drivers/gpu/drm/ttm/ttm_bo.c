@@ -842,8 +842,10 @@ static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
  * see "Contiguity-aware eviction". The walk only trylocks: a busy buffer
  * loses the range, and no buffer outside it is waited for.
  */
-static s64 ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
-			       struct ttm_resource_manager *man)
+/* Not inlined: its pool cache would stay on the stack through the walks. */
+static noinline_for_stack s64
+ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
+		    struct ttm_resource_manager *man)
 {
 	struct ttm_bo_alloc_state *state = evict_walk->alloc_state;
 	const struct ttm_place *place = evict_walk->place;
@@ -1317,11 +1319,12 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * there. An exec whose loop has ended, or that is contended on entry because
  * its caller swallowed an -EDEADLK, draws a warning and is not used. Victims
  * are locked the way the exec's flags say, interruptibly with
- * %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims stay locked until the space they
- * freed is allocated, so their owners cannot move them back in between, and
- * are unlocked before ttm_bo_validate() returns. Other BOs that share a held
- * victim's reservation, such as the BOs private to one VM, are evicted under
- * that lock.
+ * %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims locked through the exec stay locked
+ * until the space they freed is allocated, so their owners cannot move them
+ * back in between, and are unlocked before ttm_bo_validate() returns; those
+ * a trylock got are unlocked after their eviction, as without an exec.
+ * Other BOs that share a held victim's reservation, such as the BOs private
+ * to one VM, are evicted under that lock.
  *
  * Buffers the transaction holds are its own and are never evicted by it,
  * with two exceptions: those sharing &ttm_operation_ctx.resv when
@@ -1337,8 +1340,10 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * Each walk over an LRU sleeps on a lock, through the exec, until one such
  * lock has freed nothing; it only trylocks from then on, as the walk
  * without an exec does after its first ticketed lock. So every sleeping
- * lock of a walk but its last is followed by an eviction, and the walks of
- * one allocation repeat only while they evict. Without
+ * lock of a walk but its last is followed by an eviction of the BO locked.
+ * The walks of one placement repeat only while they evict, and once more
+ * to reach what dmem.low protects: its sleeping locks are at most its
+ * evictions plus its walks. Without
  * &ttm_operation_ctx.exec nothing changes: contention during eviction counts
  * as no space, and ttm_bo_validate() reports -ENOMEM when no placement is
  * left.

@@ -925,6 +925,8 @@ static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
 	if (bo->resource != curs->res)
 		return;
 
+	/* Nothing may stay locked through the exec behind the victim. */
+	WARN_ON_ONCE(drm_exec_checkpoint(curs->arg->exec) != curs->exec_mark + 1);
 	drm_exec_unlock_since(curs->arg->exec, curs->exec_mark);
 	curs->arg->ticket = NULL;
 }
@@ -1106,7 +1108,8 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 		 * In that case, just skip it.
 		 */
 		curs->bo = bo;
-		curs->res = res;
+		/* Once locked: a move while we slept is not this walk's. */
+		curs->res = ret ? NULL : bo->resource;
 		if (!ret && bo->resource && bo->resource->mem_type == mem_type)
 			return bo;
 

@@ -151,7 +151,9 @@ static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_reques
  * @res: A resource of the manager the allocation found no room in.
  *
  * For &ttm_resource_manager_func.evict_window, with the manager's lock
- * held, which keeps @res alive, and so its &ttm_resource.css. It takes
+ * held, which keeps @res alive. &ttm_resource.css is set only after the
+ * manager's allocation has returned, so a resource being set up may be
+ * priced as charged to no pool, which costs at most the fallback. It takes
  * &ttm_device.lru_lock, nested inside the manager's lock, to read @res's
  * buffer object: a ghost transfer re-points &ttm_resource.bo under that
  * lock, after which the buffer object it pointed to may be freed. The
@@ -169,7 +171,7 @@ u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 	struct ttm_buffer_object *bo;
 	u64 cost = TTM_EVICT_WINDOW_UNMOVABLE;
 
-	if (ttm_evict_window_protected(req, res->css))
+	if (ttm_evict_window_protected(req, READ_ONCE(res->css)))
 		return TTM_EVICT_WINDOW_UNMOVABLE;
 
 	spin_lock(lru_lock);
