@@ -557,7 +557,7 @@ struct ttm_bo_lru_cursor {
 	 */
 	unsigned int exec_mark;
 	/**
-	 * @res: Valid iff @bo != NULL. The resource @bo held once locked, only
+	 * @res: Valid iff @bo != NULL. The resource @bo was found with, only
 	 * compared, never dereferenced: a bo that still holds it was not moved.
 	 */
 	struct ttm_resource *res;

@@ -1340,7 +1340,8 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * Each walk over an LRU sleeps on a lock, through the exec, until one such
  * lock has freed nothing; it only trylocks from then on, as the walk
  * without an exec does after its first ticketed lock. So every sleeping
- * lock of a walk but its last is followed by an eviction of the BO locked.
+ * lock of a walk but its last is followed by the BO locked leaving the
+ * space: evicted by the walk, or moved by its owner meanwhile.
  * The walks of one placement repeat only while they evict, and once more
  * to reach what dmem.low protects: its sleeping locks are at most its
  * evictions plus its walks. Without

@@ -914,10 +914,11 @@ static int ttm_lru_walk_exec_lock(struct ttm_bo_lru_cursor *curs,
  * A victim that was moved stays locked in the transaction until the
  * eviction's caller has allocated the space it freed, so its owner cannot
  * move it back in between. One that was not moved frees nothing, and is
- * released at once; it was the last object the walk locked. A lock that may
- * have slept and freed nothing ends the walk's sleeping locks, as the
- * ticket-only walk ends them after its first: without that bound, an old
- * transaction would sleep on every BO a younger one holds.
+ * released at once; it was the last object the walk locked. A victim its
+ * owner moved while we slept on it counts as moved: that freed its space as
+ * well. A lock that may have slept and freed nothing ends the walk's sleeping
+ * locks, as the ticket-only walk ends them after its first: without that
+ * bound, an old transaction would sleep on every BO a younger one holds.
  */
 static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
 					      struct ttm_buffer_object *bo)
@@ -1108,8 +1109,7 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 		 * In that case, just skip it.
 		 */
 		curs->bo = bo;
-		/* Once locked: a move while we slept is not this walk's. */
-		curs->res = ret ? NULL : bo->resource;
+		curs->res = res;
 		if (!ret && bo->resource && bo->resource->mem_type == mem_type)
 			return bo;
 

@@ -200,6 +200,7 @@ struct exec_holder {
 	struct task_struct *waiter;
 	bool armed;
 	bool any_order;
+	bool finished;
 	unsigned int waits;
 	struct completion locked;
 	struct completion release;
@@ -223,7 +224,7 @@ static void exec_holder_wait_for_waiter(struct exec_holder *h, unsigned int n)
 {
 	int i;
 
-	for (i = 0; i < 10000; i++) {
+	for (i = 0; i < 10000 && !READ_ONCE(h->finished); i++) {
 		if (exec_holder_has_waiter(h, n)) {
 			h->waits++;
 			return;
@@ -642,6 +643,7 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 		WRITE_ONCE(younger->armed, false);
 		drm_exec_retry_on_contention(exec);
 	}
+	WRITE_ONCE(younger->finished, true);
 	if (started)
 		wait_for_completion(&younger->done);
 	return err;
