@@ -37,6 +37,8 @@ def parse(lines, known=()):
     suites, problems = [], []
     leaves = {'pass': 0, 'fail': 0, 'skip': 0, 'known': 0}
     names = {}
+    # The lines since the last result: a failed case's diagnostics.
+    since = []
     deeper = {}
     top_plan, top_results = None, 0
     started = False
@@ -57,7 +59,10 @@ def parse(lines, known=()):
             continue
         m = RESULT.match(line)
         if not m:
+            if not PLAN.match(line) and '# module:' not in line:
+                since = (since + [line.strip()])[-12:]
             continue
+        diag, since = since, []
         indent = len(m.group(1))
         ok = m.group(2) == 'ok'
         directive = (m.group(5) or '').strip().upper()
@@ -95,6 +100,11 @@ def parse(lines, known=()):
                 leaves['known'] += 1
             else:
                 leaves['fail'] += 1
+                name = names.get(4, '?') + '.' + case
+                if indent > 4:
+                    name += ' [' + m.group(4) + ']'
+                problems.append('FAILED ' + name + ''.join(
+                    '\n    ' + d for d in diag if d))
     if not started:
         problems.append('no KTAP output found')
     if any(leaves.values()):
@@ -158,13 +168,15 @@ def main():
                 problems.append(f'suite {name} ran {ran.get(name, 0)} tests, '
                                 f'the series declares {want}')
 
-    for p in problems:
-        print(f'error: {p}', file=sys.stderr)
     if total['known']:
         print(f'{total["known"]} known failure(s) of the unmodified base '
               '(kunit-configs/known-failures), not counted as failed')
     print(f'{total["pass"]} passed, {total["fail"]} failed, '
           f'{total["skip"]} skipped')
+    # Last, so that a log's tail names what failed.
+    sys.stdout.flush()
+    for p in problems:
+        print(f'error: {p}', file=sys.stderr)
     return 1 if problems or total['fail'] else 0
 
 

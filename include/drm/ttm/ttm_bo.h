@@ -263,6 +263,12 @@ struct ttm_lru_walk_arg {
 	 */
 	unsigned int exec_checkpoint;
 	/**
+	 * @moved_meanwhile: The victims the walk slept on through @exec
+	 * whose owners moved them before the lock was granted. Their space
+	 * was freed, and may still be free.
+	 */
+	unsigned int moved_meanwhile;
+	/**
 	 * @bulk: Visit only the resources of this bulk move, each range in
 	 * its order, or NULL to walk the whole LRU. The walk's caller holds
 	 * the reservation the bulk move's BOs share.

@@ -683,6 +683,23 @@ struct ttm_bo_evict_walk {
 };
 
 /*
+ * Allocate the evictor's resource in space the walk saw freed: 1 on
+ * success, 0 to walk on, or an error that ends the walk.
+ */
+static s64 ttm_bo_evict_walk_alloc(struct ttm_bo_evict_walk *evict_walk)
+{
+	int ret;
+
+	ret = ttm_bo_alloc_at_place(evict_walk->evictor, evict_walk->place,
+				    false, evict_walk->res,
+				    evict_walk->alloc_state);
+	if (ret == -ENOSPC || ret == -EBUSY)
+		return 0;
+
+	return ret ? ret : 1;
+}
+
+/*
  * Taking a client's memory to make room for someone else throttles the
  * client. A BO that shares the reservation the evictor holds is the
  * evictor's own, whether or not it passed its throttle.
@@ -772,17 +789,11 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 		goto out;
 
 	evict_walk->evicted++;
-	if (evict_walk->res) {
-		lret = ttm_bo_alloc_at_place(evict_walk->evictor,
-					     evict_walk->place, false,
-					     evict_walk->res,
-					     evict_walk->alloc_state);
-		if (lret == 0)
-			return 1;
-	} else {
-		/* Cgroup drain: return bytes freed for byte-denominated progress. */
-		return bo_size;
-	}
+	if (evict_walk->res)
+		return ttm_bo_evict_walk_alloc(evict_walk);
+
+	/* Cgroup drain: return bytes freed for byte-denominated progress. */
+	return bo_size;
 out:
 	/* Errors that should terminate the walk. */
 	if (lret == -ENOSPC)
@@ -948,9 +959,14 @@ retry:
 	do {
 		/* The walk may clear the evict_walk.walk.ticket field */
 		evict_walk.walk.arg.ticket = ticket;
+		evict_walk.walk.arg.moved_meanwhile = 0;
 		evict_walk.evicted = 0;
 		lret = ttm_lru_walk_for_evict(&evict_walk.walk, bdev, man, 1);
-	} while (!lret && evict_walk.evicted);
+		/* Owners that moved victims we slept on freed space: try it. */
+		if (!lret && evict_walk.walk.arg.moved_meanwhile)
+			lret = ttm_bo_evict_walk_alloc(&evict_walk);
+	} while (!lret && (evict_walk.evicted ||
+			   evict_walk.walk.arg.moved_meanwhile));
 
 	/* We hit the low limit? Try once more */
 	if (!lret && evict_walk.hit_low && !evict_walk.try_low &&
@@ -1341,13 +1357,14 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * lock has freed nothing; it only trylocks from then on, as the walk
  * without an exec does after its first ticketed lock. So every sleeping
  * lock of a walk but its last is followed by the BO locked leaving the
- * space: evicted by the walk, or moved by its owner meanwhile.
- * The walks of one placement repeat only while they evict, and once more
- * to reach what dmem.low protects: its sleeping locks are at most its
- * evictions plus its walks. Without
- * &ttm_operation_ctx.exec nothing changes: contention during eviction counts
- * as no space, and ttm_bo_validate() reports -ENOMEM when no placement is
- * left.
+ * space: evicted by the walk, or moved by its owner meanwhile. The space
+ * an owner freed that way is tried once the walk is over, as after an
+ * eviction. The walks of one placement repeat only while they free space,
+ * and once more to reach what dmem.low protects: its sleeping locks are at
+ * most its evictions, the moves it slept through, and its walks. Without
+ * &ttm_operation_ctx.exec nothing changes:
+ * contention during eviction counts as no space, and ttm_bo_validate()
+ * reports -ENOMEM when no placement is left.
  *
  * Creating a buffer object inside the loop works the same way when it
  * shares a reservation the transaction holds, as the page tables of a VM

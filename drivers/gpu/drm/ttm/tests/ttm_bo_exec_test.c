@@ -191,70 +191,103 @@ static void exec_test_no_injection(struct ww_acquire_ctx *ticket)
  * Another client's transaction. It runs in a thread of its own, because
  * one task must not hold two acquire contexts of a ww class. It locks
  * @bos and holds them until released or, with @waiter set, releases each
- * in turn once @waiter sleeps on it, counting those sleeps in @waits.
- * Without @any_order, the waiter must have evicted the earlier BOs first.
+ * BO once @waiter sleeps on it, counting those sleeps in @waits, until
+ * @waiter is @finished. Without @any_order, @waiter must sleep on them in
+ * their order; each sleep on a later one counts in @misordered. With
+ * @move_out, it moves each BO to system memory before releasing it, as an
+ * owner evicting its own BO would, and keeps the first error in @move_err.
  */
 struct exec_holder {
 	struct ttm_buffer_object *bos[2];
 	unsigned int nr;
 	struct task_struct *waiter;
-	bool armed;
 	bool any_order;
+	bool move_out;
 	bool finished;
 	unsigned int waits;
+	unsigned int misordered;
+	int move_err;
 	struct completion locked;
 	struct completion release;
 	struct completion done;
 };
 
 /*
- * Once the waiter has started validating (armed) and evicted the victims
- * before the @n-th, it sleeps on nothing but that victim's lock, so its
- * task state tells, without reading the mutex's internals.
+ * Whether @task sleeps on @bo's reservation lock. The mutex code records
+ * the lock a task blocks on; PREEMPT_RT's ww_mutex does not, and there the
+ * task state is all there is.
  */
-static bool exec_holder_has_waiter(struct exec_holder *h, unsigned int n)
+static bool exec_test_blocked_on(struct task_struct *task,
+				 struct ttm_buffer_object *bo)
 {
-	return READ_ONCE(h->armed) &&
-	       (h->any_order || READ_ONCE(exec_test_seen.evicted) >= n) &&
-	       !task_is_running(h->waiter);
+#ifndef CONFIG_PREEMPT_RT
+	/* Read without blocked_lock: it is only compared, never followed. */
+	return data_race(task->blocked_on) == &bo->base.resv->lock.base;
+#else
+	return !task_is_running(task);
+#endif
 }
 
-/* Bounded, so that a broken eviction fails instead of hanging. */
-static void exec_holder_wait_for_waiter(struct exec_holder *h, unsigned int n)
+/*
+ * The index of the held BO that the waiter sleeps on, or -1 once it has
+ * finished. It sleeps on nothing else of ours, so this cannot hang while
+ * eviction works; if it hangs, KUnit's timeout fails the test.
+ */
+static int exec_holder_wait_for_waiter(struct exec_holder *h,
+				       unsigned long held)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 10000 && !READ_ONCE(h->finished); i++) {
-		if (exec_holder_has_waiter(h, n)) {
-			h->waits++;
-			return;
-		}
+	while (!READ_ONCE(h->finished)) {
+		for_each_set_bit(i, &held, h->nr)
+			if (exec_test_blocked_on(h->waiter, h->bos[i]))
+				return i;
 		usleep_range(100, 200);
 	}
+	return -1;
+}
+
+static void exec_holder_release(struct exec_holder *h, unsigned int i)
+{
+	struct ttm_operation_ctx ctx = { };
+
+	if (h->move_out && !h->move_err)
+		h->move_err = ttm_bo_validate(h->bos[i], &sys_placement, &ctx);
+	dma_resv_unlock(h->bos[i]->base.resv);
 }
 
 static int exec_holder_fn(void *arg)
 {
 	struct exec_holder *h = arg;
 	struct ww_acquire_ctx ticket;
-	unsigned int i, locked;
+	unsigned long held = 0;
+	unsigned int i;
 	int err = 0;
 
 	ww_acquire_init(&ticket, &reservation_ww_class);
 	exec_test_no_injection(&ticket);
-	for (locked = 0; locked < h->nr && !err; locked++)
-		err = dma_resv_lock(h->bos[locked]->base.resv, &ticket);
-	if (err)
-		locked--;
+	for (i = 0; i < h->nr && !err; i++) {
+		err = dma_resv_lock(h->bos[i]->base.resv, &ticket);
+		if (!err)
+			__set_bit(i, &held);
+	}
 	complete(&h->locked);
 
 	if (!err && !h->waiter)
 		wait_for_completion(&h->release);
-	for (i = 0; i < locked; i++) {
-		if (h->waiter)
-			exec_holder_wait_for_waiter(h, i);
-		dma_resv_unlock(h->bos[i]->base.resv);
+	while (h->waiter && held) {
+		int n = exec_holder_wait_for_waiter(h, held);
+
+		if (n < 0)
+			break;
+		if (!h->any_order && n != __ffs(held))
+			h->misordered++;
+		h->waits++;
+		exec_holder_release(h, n);
+		__clear_bit(n, &held);
 	}
+	for_each_set_bit(i, &held, h->nr)
+		dma_resv_unlock(h->bos[i]->base.resv);
 	ww_acquire_fini(&ticket);
 	complete(&h->done);
 	return 0;
@@ -637,15 +670,14 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 			exec_holder_start(test, younger, current);
 			started = true;
 		}
-		WRITE_ONCE(younger->armed, true);
 		err = ttm_bo_validate(bo, &vram_placement, &ctx);
-		/* From here on, this task sleeps on nothing the holder holds. */
-		WRITE_ONCE(younger->armed, false);
 		drm_exec_retry_on_contention(exec);
 	}
 	WRITE_ONCE(younger->finished, true);
 	if (started)
 		wait_for_completion(&younger->done);
+	KUNIT_EXPECT_EQ(test, younger->misordered, 0);
+	KUNIT_EXPECT_EQ(test, younger->move_err, 0);
 	return err;
 }
 
@@ -674,6 +706,39 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
 	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 1);
+	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
+
+	drm_exec_fini(&exec);
+	ttm_bo_fini(bo);
+	ttm_bo_fini(victim);
+}
+
+/*
+ * A younger transaction holds the only victim and moves it out itself
+ * while the older one sleeps on it. The walk then finds nothing to evict,
+ * but the space is free: the older one takes it instead of failing.
+ */
+static void ttm_bo_exec_victim_moved_by_owner(struct kunit *test)
+{
+	struct exec_holder younger = { .move_out = true };
+	struct ttm_buffer_object *victim, *bo;
+	struct drm_exec exec;
+	int err;
+
+	exec_test_vram(test, EXEC_BO_SIZE);
+	victim = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
+	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
+	younger.bos[younger.nr++] = victim;
+
+	drm_exec_init(&exec, 0, 0);
+	err = exec_test_validate_past(test, &exec, bo, &younger);
+
+	KUNIT_EXPECT_EQ(test, younger.waits, 1);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 0);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
 
@@ -973,6 +1038,7 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
 	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
+	KUNIT_CASE(ttm_bo_exec_victim_moved_by_owner),
 	KUNIT_CASE_PARAM(ttm_bo_exec_victims_held_until_allocated,
 			 exec_shared_resv_gen_params),
 	KUNIT_CASE(ttm_bo_exec_fruitless_sleep_ends_walk),
