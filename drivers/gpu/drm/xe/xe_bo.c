@@ -560,14 +560,12 @@ static void update_global_total_pages(struct ttm_device *ttm_dev,
 				      long num_pages)
 {
 	struct xe_device *xe = ttm_to_xe_device(ttm_dev);
-	u64 global_total_pages =
+	u64 __maybe_unused global_total_pages =
 		atomic64_add_return(num_pages, &xe->global_total_pages);
 
 #if IS_ENABLED(CONFIG_TRACE_GPU_MEM)
 	trace_gpu_mem_total(xe->drm.primary->index, 0,
 			    global_total_pages << PAGE_SHIFT);
-#else
-	(void)global_total_pages;
 #endif
 }
 
