@@ -996,9 +996,11 @@ KUNIT_ARRAY_PARAM(exec_inject, exec_inject_cases, exec_inject_desc);
  * 8 threads run 200 transactions each against a 2x overcommitted VRAM,
  * once without an exec and once with the exec in the context, with
  * and without the ww-mutex slowpath's injected deadlocks. With the exec,
- * no transaction fails, whatever the interleaving. Injected deadlocks make
- * the contention certain; how often the path without an exec fails depends
- * on timing, so it is printed as a figure and never checked.
+ * no transaction fails, whatever the interleaving. Eviction reaches a
+ * sleeping lock, where a deadlock can be injected, only when a trylock
+ * fails, so how often it backs off depends on timing, as does how often
+ * the path without an exec fails: both are printed as figures, never
+ * checked. ttm_bo_exec_evict_contended backs off by construction.
  */
 static void ttm_bo_exec_stress(struct kunit *test)
 {
@@ -1027,8 +1029,6 @@ static void ttm_bo_exec_stress(struct kunit *test)
 		   atomic_read(&exec->backoffs));
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&exec->failures), 0);
-	if (IS_ENABLED(CONFIG_DEBUG_WW_MUTEX_SLOWPATH) && *inject)
-		KUNIT_EXPECT_GT(test, atomic_read(&exec->backoffs), 0);
 }
 
 static struct kunit_case ttm_bo_exec_test_cases[] = {

@@ -14,9 +14,14 @@ gtt_size=${2:-134217728}
 loaded_here=
 
 if [ ! -d /sys/module/vttm ]; then
-	if ! modprobe -q vttm vram_size="$vram_size" gtt_size="$gtt_size"; then
-		echo "vttm.sh: cannot load vttm; is CONFIG_DRM_VTTM=m set?"
+	if ! modinfo vttm >/dev/null 2>&1; then
+		echo "vttm.sh: no vttm module; is CONFIG_DRM_VTTM=m set?"
 		exit $ksft_skip
+	fi
+	# The module is there: failing to load or probe is vttm's failure.
+	if ! modprobe -q vttm vram_size="$vram_size" gtt_size="$gtt_size"; then
+		echo "vttm.sh: vttm failed to load"
+		exit 1
 	fi
 	loaded_here=1
 fi
