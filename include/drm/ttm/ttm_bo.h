@@ -263,9 +263,10 @@ struct ttm_lru_walk_arg {
 	 */
 	unsigned int exec_checkpoint;
 	/**
-	 * @moved_meanwhile: The victims the walk slept on through @exec
-	 * whose owners moved them before the lock was granted. Their space
-	 * was freed, and may still be free.
+	 * @moved_meanwhile: The victims that a trylock could not get and
+	 * that their owners moved out of the manager before @exec's lock
+	 * was granted. Their space was freed, and may still be free. The
+	 * walk only adds to it; its caller zeroes it.
 	 */
 	unsigned int moved_meanwhile;
 	/**

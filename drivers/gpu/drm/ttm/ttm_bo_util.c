@@ -969,8 +969,9 @@ static void ttm_lru_walk_exec_release_unmoved(struct ttm_bo_lru_cursor *curs,
  * a lock through the exec has freed nothing, the walk clears
  * @walk->arg.ticket and only trylocks from then on: each sleeping lock of a
  * walk but its last frees space, by an eviction or because the victim's
- * owner moved it while the walk slept. The latter are counted in
- * @walk->arg.moved_meanwhile, for the caller to try the space they left.
+ * owner moved it while the walk slept. The walk counts the victims whose
+ * owners moved them out of @man in @walk->arg.moved_meanwhile, which the
+ * caller zeroes, so that the caller can try the space they left.
  *
  * Return: The progress made towards target or negative error code on error.
  * -EDEADLK only with @walk->arg.exec set, and then with the exec contended:
@@ -1112,10 +1113,12 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 		 */
 		curs->bo = bo;
 		curs->res = res;
-		if (!ret && curs->exec_held && bo->resource != res)
-			arg->moved_meanwhile++;
 		if (!ret && bo->resource && bo->resource->mem_type == mem_type)
 			return bo;
+
+		/* Its owner moved it out while we waited for its lock. */
+		if (!ret && curs->exec_held)
+			arg->moved_meanwhile++;
 
 		ttm_bo_lru_cursor_cleanup_bo(curs);
 		if (ret && ret != -EALREADY)
