@@ -1362,9 +1362,9 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  * eviction. The walks of one placement repeat only while they free space,
  * and once more to reach what dmem.low protects: its sleeping locks are at
  * most its evictions, the moves it slept through, and its walks. Without
- * &ttm_operation_ctx.exec nothing changes:
- * contention during eviction counts as no space, and ttm_bo_validate()
- * reports -ENOMEM when no placement is left.
+ * &ttm_operation_ctx.exec nothing changes: contention during eviction
+ * counts as no space, and ttm_bo_validate() reports -ENOMEM when no
+ * placement is left.
  *
  * Creating a buffer object inside the loop works the same way when it
  * shares a reservation the transaction holds, as the page tables of a VM

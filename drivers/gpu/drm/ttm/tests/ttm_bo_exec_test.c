@@ -685,49 +685,29 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 	return err;
 }
 
+static const bool exec_owner_moves_cases[] = { false, true };
+
+static void exec_owner_moves_desc(const bool *moves, char *desc)
+{
+	strscpy(desc, *moves ? "moved-by-its-owner" : "evicted",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exec_owner_moves, exec_owner_moves_cases,
+		  exec_owner_moves_desc);
+
 /*
  * A younger transaction holds the only victim. The older one waits for it
  * instead of giving up, evicts it while holding it through the exec, and
  * releases it once the space is allocated: afterwards the exec holds
- * exactly what the caller locked.
+ * exactly what the caller locked. When the younger one moves the victim
+ * out itself while the older one sleeps on it, the walk finds nothing to
+ * evict, but the space is free: the older one takes it instead of failing.
  */
 static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 {
-	struct ttm_buffer_object *victim, *bo;
-	struct exec_holder younger = { };
-	struct drm_exec exec;
-	int err;
-
-	exec_test_skip_on_rt(test);
-
-	exec_test_vram(test, EXEC_BO_SIZE);
-	victim = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
-	bo = exec_test_bo(test, &sys_placement, EXEC_BO_SIZE);
-	younger.bos[younger.nr++] = victim;
-
-	drm_exec_init(&exec, 0, 0);
-	err = exec_test_validate_past(test, &exec, bo, &younger);
-
-	KUNIT_EXPECT_EQ(test, err, 0);
-	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec, 1);
-	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
-	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
-
-	drm_exec_fini(&exec);
-	ttm_bo_fini(bo);
-	ttm_bo_fini(victim);
-}
-
-/*
- * A younger transaction holds the only victim and moves it out itself
- * while the older one sleeps on it. The walk then finds nothing to evict,
- * but the space is free: the older one takes it instead of failing.
- */
-static void ttm_bo_exec_victim_moved_by_owner(struct kunit *test)
-{
-	struct exec_holder younger = { .move_out = true };
+	const bool *moves = test->param_value;
+	struct exec_holder younger = { .move_out = *moves };
 	struct ttm_buffer_object *victim, *bo;
 	struct drm_exec exec;
 	int err;
@@ -746,7 +726,9 @@ static void ttm_bo_exec_victim_moved_by_owner(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 0);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, *moves ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec,
+			*moves ? 0 : 1);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
 
@@ -1049,8 +1031,8 @@ static struct kunit_case ttm_bo_exec_test_cases[] = {
 	KUNIT_CASE(ttm_bo_exec_create_contended),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_own_bos, exec_flags_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_skips_orphans, exec_orphan_gen_params),
-	KUNIT_CASE(ttm_bo_exec_waited_victim_released),
-	KUNIT_CASE(ttm_bo_exec_victim_moved_by_owner),
+	KUNIT_CASE_PARAM(ttm_bo_exec_waited_victim_released,
+			 exec_owner_moves_gen_params),
 	KUNIT_CASE_PARAM(ttm_bo_exec_victims_held_until_allocated,
 			 exec_shared_resv_gen_params),
 	KUNIT_CASE(ttm_bo_exec_fruitless_sleep_ends_walk),
