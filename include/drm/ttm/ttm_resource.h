@@ -133,6 +133,9 @@ static inline bool ttm_lru_item_is_res(const struct ttm_lru_item *item)
 /* How many dmem pools one search weighs once each. */
 #define TTM_EVICT_WINDOW_POOLS		16
 
+/* How many ranges one eviction searches while the driver refuses a BO. */
+#define TTM_EVICT_WINDOW_TRIES		3
+
 /**
  * struct ttm_evict_window_pools - the dmem protection one search has weighed
  * @pool: A pool, or NULL.
@@ -157,6 +160,10 @@ struct ttm_evict_window_pools {
  * @may_try_low: False if the allocation is within its dmem protection and
  *	evicts only other cgroups' memory.
  * @pools: The protection weighed so far in this search, or NULL.
+ * @refused: Resources of buffer objects the driver refused to evict in an
+ *	earlier range of the same eviction. Only compared, never followed:
+ *	one may have been freed since.
+ * @num_refused: The number of resources in @refused.
  *
  * See "Contiguity-aware eviction" in the TTM chapter.
  */
@@ -168,6 +175,8 @@ struct ttm_evict_window_request {
 	struct dmem_cgroup_pool_state *charge_pool;
 	bool may_try_low;
 	struct ttm_evict_window_pools *pools;
+	struct ttm_resource *refused[TTM_EVICT_WINDOW_TRIES - 1];
+	unsigned int num_refused;
 };
 
 /**

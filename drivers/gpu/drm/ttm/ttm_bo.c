@@ -672,6 +672,11 @@ struct ttm_bo_evict_walk {
 	struct ttm_resource **res;
 	/** @evicted: Number of successful evictions. */
 	unsigned long evicted;
+	/**
+	 * @refused: The resource of a BO in @victims that the driver refused
+	 * to evict, found by a range's check; only compared.
+	 */
+	struct ttm_resource *refused;
 
 	/** @try_low: Whether we should attempt to evict BO's with low watermark threshold */
 	bool try_low;
@@ -807,6 +812,30 @@ static const struct ttm_lru_walk_ops ttm_evict_walk_ops = {
 };
 
 /*
+ * Ask the driver about each BO in a range before any is evicted: one it
+ * refuses would lose the range after the others had gone. 1 ends the walk.
+ */
+static s64 ttm_bo_evict_window_check_cb(struct ttm_lru_walk *walk,
+					struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_evict_walk *evict_walk =
+		container_of(walk, typeof(*evict_walk), walk);
+	const struct ttm_place *window = evict_walk->victims;
+
+	if (!ttm_resource_intersects(bo->bdev, bo->resource, window,
+				     bo->base.size) ||
+	    (!bo->pin_count && bo->bdev->funcs->eviction_valuable(bo, window)))
+		return 0;
+
+	evict_walk->refused = bo->resource;
+	return 1;
+}
+
+static const struct ttm_lru_walk_ops ttm_evict_window_check_ops = {
+	.process_bo = ttm_bo_evict_window_check_cb,
+};
+
+/*
  * Eviction locks through the caller's drm_exec only when the BO being placed
  * is locked by that transaction. An exec that is contended already belongs
  * to a caller that swallowed -EDEADLK: locking through it would slow-lock
@@ -861,7 +890,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 	struct ttm_bo_alloc_state *state = evict_walk->alloc_state;
 	const struct ttm_place *place = evict_walk->place;
 	struct ttm_evict_window_pools pools = { };
-	const struct ttm_evict_window_request req = {
+	struct ttm_evict_window_request req = {
 		.place = place,
 		.evictor = evict_walk->evictor,
 		.ctx = evict_walk->walk.arg.ctx,
@@ -872,24 +901,43 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 	};
 	struct ttm_evict_window found;
 	struct ttm_place window;
-	s64 lret;
+	s64 lret = 0;
 
 	/* Under a dmem.max, the cgroup lacks room, not the manager a range. */
 	if (!(place->flags & TTM_PL_FLAG_CONTIGUOUS) ||
 	    !man->func->evict_window || !ttm_evict_window_enabled() ||
-	    state->limit_pool || !man->func->evict_window(man, &req, &found))
+	    state->limit_pool)
 		return 0;
-
-	trace_ttm_evict_window(req.evictor, place->mem_type, found.start,
-			       found.size, found.cost);
-	window = *place;
-	window.fpfn = found.start >> PAGE_SHIFT;
-	window.lpfn = (found.start + found.size) >> PAGE_SHIFT;
 
 	/* The first pass's settings: trylock only, dmem.low respected. */
 	evict_walk->victims = &window;
 	evict_walk->walk.arg.trylock_only = true;
-	lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man, 1);
+	while (man->func->evict_window(man, &req, &found)) {
+		trace_ttm_evict_window(req.evictor, place->mem_type,
+				       found.start, found.size, found.cost);
+		window = *place;
+		window.fpfn = found.start >> PAGE_SHIFT;
+		window.lpfn = (found.start + found.size) >> PAGE_SHIFT;
+
+		evict_walk->refused = NULL;
+		evict_walk->walk.ops = &ttm_evict_window_check_ops;
+		lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man,
+					      1);
+		evict_walk->walk.ops = &ttm_evict_walk_ops;
+		if (lret < 0)
+			break;
+
+		if (!evict_walk->refused) {
+			lret = ttm_lru_walk_for_evict(&evict_walk->walk,
+						      man->bdev, man, 1);
+			break;
+		}
+
+		lret = 0;
+		if (req.num_refused == ARRAY_SIZE(req.refused))
+			break;
+		req.refused[req.num_refused++] = evict_walk->refused;
+	}
 	evict_walk->victims = place;
 	evict_walk->hit_low = false;
 	return lret;

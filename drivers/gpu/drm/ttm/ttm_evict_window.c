@@ -27,9 +27,16 @@
  * takes, in LRU order, only the buffers that intersect that range,
  * retrying the allocation after each. It only trylocks them: a busy
  * buffer loses the range, rather than a wait or a back-off on a buffer
- * outside it. If the range does not come free after all (a buffer in it
- * was locked, or the driver refused it, in the meantime), eviction goes on
- * in LRU order over the whole place, as without a range.
+ * outside it.
+ *
+ * The search cannot ask the driver, whose
+ * &ttm_device_funcs.eviction_valuable needs the buffer's reservation, so
+ * eviction asks it about every buffer in the range before evicting any.
+ * A range holding a buffer the driver refuses is searched again with that
+ * buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
+ * range is accepted, or the range does not come free after all (a buffer
+ * in it was locked, or refused, in the meantime), eviction goes on in LRU
+ * order over the whole place, as without a range.
  *
  * A resource costs its size, weighted by its LRU priority and, among the
  * evictor's own buffers, residency level, so that the range chosen roughly
@@ -162,7 +169,8 @@ static unsigned int ttm_evict_window_weight(const struct ttm_evict_window_reques
  *
  * Return: The size of @res weighted by its LRU priority and residency
  * level, or %TTM_EVICT_WINDOW_UNMOVABLE if eviction for @req cannot take
- * it; see "Contiguity-aware eviction".
+ * it or the driver refused it in an earlier range; see "Contiguity-aware
+ * eviction".
  */
 u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 			  struct ttm_resource *res)
@@ -170,6 +178,11 @@ u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 	spinlock_t *lru_lock = &req->evictor->bdev->lru_lock;
 	struct ttm_buffer_object *bo;
 	u64 cost = TTM_EVICT_WINDOW_UNMOVABLE;
+	unsigned int i;
+
+	for (i = 0; i < req->num_refused; i++)
+		if (res == req->refused[i])
+			return TTM_EVICT_WINDOW_UNMOVABLE;
 
 	if (ttm_evict_window_protected(req, READ_ONCE(res->css)))
 		return TTM_EVICT_WINDOW_UNMOVABLE;

@@ -50,11 +50,11 @@ static struct ttm_placement vram_placement = {
 	.placement = &vram_place,
 };
 
-/* The pages whose BOs were evicted, and a BO the driver refuses to evict. */
+/* The pages whose BOs were evicted, and BOs the driver refuses to evict. */
 static struct {
 	unsigned long pages;
 	unsigned int evicted;
-	struct ttm_buffer_object *refuse;
+	struct ttm_buffer_object *refuse[TTM_EVICT_WINDOW_TRIES];
 } window_seen;
 
 /* The first VRAM page of @bo. */
@@ -95,7 +95,13 @@ static void window_test_evict_flags(struct ttm_buffer_object *bo,
 static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
 					  const struct ttm_place *place)
 {
-	return bo != window_seen.refuse && ttm_bo_eviction_valuable(bo, place);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(window_seen.refuse); i++)
+		if (bo == window_seen.refuse[i])
+			return false;
+
+	return ttm_bo_eviction_valuable(bo, place);
 }
 
 static int ttm_evict_window_test_init(struct kunit *test)
@@ -252,25 +258,54 @@ static void ttm_evict_window_not_contiguous(struct kunit *test)
 }
 
 /*
- * A range whose BO the driver refuses is lost after its other BOs went:
- * eviction goes on in LRU order, and the allocation still succeeds.
+ * The driver refuses a BO of the cheapest range (page 10, at 8): the range
+ * is searched again without it, before anything is evicted, and the one at
+ * 12 frees as few BOs.
  */
-static void ttm_evict_window_lost_falls_back(struct kunit *test)
+static void ttm_evict_window_refused_searched_again(struct kunit *test)
 {
 	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
 
 	window_test_fill(test, bos, false);
 	evictor = window_test_bo(test, &sys_placement,
 				 WINDOW_PAGES * PAGE_SIZE, NULL);
-	window_seen.refuse = bos[10];
+	window_seen.refuse[0] = bos[10];
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
 			0);
-	KUNIT_EXPECT_EQ(test, bos[10]->resource->mem_type, TTM_PL_VRAM);
+	window_expect_pages(test, BIT(12) | BIT(14) | BIT(15));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, 3);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 12);
+
+	window_test_put(bos, evictor);
+}
+
+/*
+ * The driver refuses a BO in each of the TTM_EVICT_WINDOW_TRIES ranges
+ * searched (10, then 14, then 2 in the range at 0): nothing was evicted
+ * for them, eviction goes on in LRU order, and the allocation succeeds at
+ * 4, the first range that LRU order frees.
+ */
+static void ttm_evict_window_refused_falls_back(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+	window_seen.refuse[0] = bos[10];
+	window_seen.refuse[1] = bos[14];
+	window_seen.refuse[2] = bos[2];
+
+	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
+			0);
 	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, window_page(evictor), 0);
-	KUNIT_EXPECT_TRUE(test, window_seen.pages & BIT(8));
-	KUNIT_EXPECT_EQ(test, window_seen.pages & GENMASK(3, 0), GENMASK(3, 0));
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 4);
+	window_expect_pages(test, BIT(0) | BIT(1) | BIT(3) | BIT(4) | BIT(5) |
+			    BIT(6) | BIT(7) | BIT(8) | BIT(12));
+	KUNIT_EXPECT_EQ(test, bos[2]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, bos[10]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, bos[14]->resource->mem_type, TTM_PL_VRAM);
 
 	window_test_put(bos, evictor);
 }
@@ -630,7 +665,8 @@ static void ttm_evict_window_bench(struct kunit *test)
 static struct kunit_case ttm_evict_window_cases[] = {
 	KUNIT_CASE(ttm_evict_window_cheapest),
 	KUNIT_CASE(ttm_evict_window_not_contiguous),
-	KUNIT_CASE(ttm_evict_window_lost_falls_back),
+	KUNIT_CASE(ttm_evict_window_refused_searched_again),
+	KUNIT_CASE(ttm_evict_window_refused_falls_back),
 	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
 			 window_unmovable_gen_params),
 	{}
