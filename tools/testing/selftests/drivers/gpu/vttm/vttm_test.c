@@ -4,7 +4,7 @@
  * eviction under VRAM pressure, and validation of concurrent jobs, with
  * eviction locking through the jobs' drm_exec and, for comparison, without.
  *
- * Every test skips when no vttm device is present.
+ * Every test skips when the vttm module is absent.
  */
 
 #include "../../../kselftest_harness.h"
@@ -203,6 +203,9 @@ static int vttm_probe(struct vttm_dev *dev)
 
 	memset(dev, 0, sizeof(*dev));
 	ret = vttm_find_node(dev);
+	/* A vttm that is loaded but shows no node fails; only its absence skips. */
+	if (ret == -ENODEV && !access("/sys/module/vttm", F_OK))
+		return -ENOENT;
 	if (ret)
 		return ret;
 
@@ -1410,23 +1413,19 @@ static int host_memory(const struct vttm_dev *dev, __u64 *bytes)
 }
 
 /*
- * host_memory once it has stopped moving: buffers that earlier tests freed
- * may still be on their way out, released by TTM's delayed destroy.
+ * Waits until no TT of the device holds host memory: buffers that earlier
+ * tests freed with jobs in flight are released by TTM's delayed destroy
+ * once those jobs end. A count that never drains is a leak, which the
+ * harness's timeout reports; no time of ours decides.
  */
-static int host_memory_settled(const struct vttm_dev *dev, __u64 *bytes)
+static int host_memory_drained(const struct vttm_dev *dev)
 {
-	__u64 last;
-	int i, ret;
+	__u64 bytes;
+	int ret;
 
-	ret = host_memory(dev, &last);
-	for (i = 0; !ret && i < 100; i++) {
+	while (!(ret = host_memory(dev, &bytes)) && bytes)
 		usleep(10000);
-		ret = host_memory(dev, bytes);
-		if (!ret && *bytes == last)
-			return 0;
-		last = *bytes;
-	}
-	return ret ? ret : -ETIME;
+	return ret;
 }
 
 /*
@@ -1507,7 +1506,8 @@ TEST_F(export, of_a_buffer_cleared_into_vram_takes_no_host_memory)
 	ASSERT_EQ(self->size, fdinfo_size(_metadata, self->fd,
 					  "drm-resident-vram"));
 
-	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	ASSERT_EQ(0, host_memory_drained(&self->dev));
+	host_before = 0;
 	active_before = gpu_active_bytes(_metadata, &self->dev);
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
@@ -1516,11 +1516,14 @@ TEST_F(export, of_a_buffer_cleared_into_vram_takes_no_host_memory)
 	EXPECT_EQ(host_before, host_after)
 		TH_LOG("the export populated %llu bytes behind a VRAM buffer",
 		       (unsigned long long)(host_after - host_before));
-	/* Another GPU of the machine may allocate meanwhile: half is slack. */
-	if (active_before >= 0)
-		EXPECT_GT((__s64)self->size / 2, active_after - active_before)
-			TH_LOG("nr_gpu_active grew by %lld bytes",
-			       (long long)(active_after - active_before));
+	/*
+	 * nr_gpu_active counts every GPU of the machine, which may allocate
+	 * meanwhile: a figure only, host_memory above is the device's own.
+	 */
+	if (active_before >= 0 && active_after - active_before >=
+				  (__s64)self->size / 2)
+		TH_LOG("nr_gpu_active grew by %lld bytes",
+		       (long long)(active_after - active_before));
 	EXPECT_EQ(self->size, fdinfo_size(_metadata, self->fd,
 					  "drm-resident-vram"));
 	close(dmabuf);
@@ -1538,7 +1541,8 @@ TEST_F(export, of_a_buffer_in_system_memory_populates_it)
 
 	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_BOTH,
 				     VTTM_BO_DEFER_BACKING, &bo));
-	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	ASSERT_EQ(0, host_memory_drained(&self->dev));
+	host_before = 0;
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
 	EXPECT_EQ(self->size, host_after - host_before);
@@ -1549,13 +1553,7 @@ TEST_F(export, of_a_buffer_in_system_memory_populates_it)
 	 */
 	ASSERT_EQ(0, gem_close(self->fd, bo));
 	close(dmabuf);
-	for (int i = 0; i < 100; i++) {
-		ASSERT_EQ(0, host_memory(&self->dev, &host_after));
-		if (host_after == host_before)
-			break;
-		usleep(10000);
-	}
-	EXPECT_EQ(host_before, host_after);
+	ASSERT_EQ(0, host_memory_drained(&self->dev));
 }
 
 /*
@@ -1572,7 +1570,8 @@ TEST_F(export, before_the_first_job_costs_its_size_until_the_move)
 
 	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_VRAM,
 				     VTTM_BO_DEFER_BACKING, &bo));
-	ASSERT_EQ(0, host_memory_settled(&self->dev, &host_before));
+	ASSERT_EQ(0, host_memory_drained(&self->dev));
+	host_before = 0;
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
 	EXPECT_EQ(self->size, host_after - host_before);
@@ -2394,19 +2393,19 @@ FIXTURE_TEARDOWN(dmem)
 	root_dmem_restore(self->root_dmem);
 }
 
-/* dmem.current of the test's cgroup, polled until it is @want or 5 s. */
+/*
+ * dmem.current of the test's cgroup once it is @want, polled: a charge
+ * that never comes back is a leak, which the harness's timeout reports.
+ */
 static __u64 dmem_current_settles(const char *cg, const char *region,
 				  __u64 want)
 {
-	__u64 val = UINT64_MAX;
-	int i;
+	__u64 val;
 
-	for (i = 0; i < 500; i++) {
-		val = dmem_value(cg, "dmem.current", region);
-		if (val == want)
-			break;
+	/* A file that cannot be read ends the wait, and fails the check. */
+	while ((val = dmem_value(cg, "dmem.current", region)) != want &&
+	       val != DMEM_NONE)
 		usleep(10000);
-	}
 	return val;
 }
 
