@@ -27,8 +27,9 @@ struct drm_exec {
 	u32                     flags;
 
 	/**
-	 * @all_locked: drm_exec_until_all_locked() has ended, and so has the
-	 * acquire phase of @ticket: nothing may be locked through @exec now
+	 * @all_locked: drm_exec_until_all_locked() has been left, at its end
+	 * or by a break, goto or return: nothing may be locked through @exec
+	 * now
 	 */
 	bool			all_locked;
 
@@ -62,6 +63,12 @@ struct drm_exec {
 	 */
 	struct drm_gem_object *prelocked;
 };
+
+/* However drm_exec_until_all_locked() is left, no more locks are taken. */
+static inline void __drm_exec_loop_left(struct drm_exec **exec)
+{
+	(*exec)->all_locked = true;
+}
 
 /**
  * drm_exec_obj() - Return the object for a give drm_exec index
@@ -110,6 +117,13 @@ drm_exec_obj(struct drm_exec *exec, unsigned long index)
 	__drm_exec_for_each_locked_object_reverse(exec, obj,		\
 						  __UNIQUE_ID(drm_exec))
 
+/* Helper for drm_exec_until_all_locked(): one pass, marked left at its end. */
+#define __drm_exec_loop_scope(exec)					\
+	for (struct drm_exec *__drm_exec_left				\
+		__cleanup(__drm_exec_loop_left) = (exec),		\
+	     *__drm_exec_done = NULL; !__drm_exec_done;			\
+	     __drm_exec_done = __drm_exec_left)
+
 /**
  * drm_exec_until_all_locked - loop until all GEM objects are locked
  * @exec: drm_exec object
@@ -123,6 +137,7 @@ drm_exec_obj(struct drm_exec *exec, unsigned long index)
  * to the block with the __label__ keyword.
  */
 #define drm_exec_until_all_locked(exec)					\
+	__drm_exec_loop_scope(exec)					\
 	for (bool const __maybe_unused __drm_exec_loop = false;		\
 	     drm_exec_cleanup(exec);)					\
 		if (false) {						\
@@ -188,10 +203,10 @@ static inline struct ww_acquire_ctx *drm_exec_ticket(struct drm_exec *exec)
  * @exec: drm_exec object
  *
  * A helper that is handed an exec, and locks through it, checks this first:
- * once drm_exec_until_all_locked() has ended, the transaction can no longer
- * lock objects or back off.
+ * once drm_exec_until_all_locked() has been left, at its end or by a break,
+ * goto or return, the transaction can no longer lock objects or back off.
  *
- * Return: true once drm_exec_until_all_locked() has ended.
+ * Return: true once drm_exec_until_all_locked() has been left.
  */
 static inline bool drm_exec_all_locked(const struct drm_exec *exec)
 {

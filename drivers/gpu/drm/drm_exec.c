@@ -367,10 +367,9 @@ static bool drm_exec_resv_locked_since(struct drm_exec *exec,
  * off with drm_exec_retry_on_contention().
  * -EINTR when an interruptible wait was interrupted, -ENOMEM when tracking
  * the object failed: nothing was locked.
- * -EINVAL, with a warning, when the locking loop has ended, @exec is
+ * -EINVAL, with a warning, when the locking loop has been left, @exec is
  * contended, or @checkpoint lies beyond the objects locked: a bug in the
- * helper or its caller. A loop left by a break, rather than ended, is not
- * told apart.
+ * helper or its caller.
  */
 int drm_exec_lock_obj_since(struct drm_exec *exec, unsigned int checkpoint,
 			    struct drm_gem_object *obj)

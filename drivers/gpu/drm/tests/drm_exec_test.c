@@ -537,6 +537,29 @@ static void test_lock_since_after_loop(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
+/* A loop left by a break has been left as well as one that ended. */
+static void test_lock_since_after_break(struct kunit *test)
+{
+	struct drm_gem_object *own = drm_exec_test_obj(test);
+	struct drm_gem_object *obj = drm_exec_test_obj(test);
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_lock_obj(&exec, own);
+		drm_exec_retry_on_contention(&exec);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		break;
+	}
+	KUNIT_EXPECT_TRUE(test, drm_exec_all_locked(&exec));
+
+	ret = drm_exec_lock_obj_since(&exec, drm_exec_checkpoint(&exec), obj);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(obj->resv));
+	drm_exec_fini(&exec);
+}
+
 /*
  * A checkpoint beyond the objects locked means the helper's caller unlocked
  * objects since: the helper is told, with a warning, and nothing changes.
@@ -579,6 +602,7 @@ static struct kunit_case drm_exec_tests[] = {
 	KUNIT_CASE(test_lock_since_prelocked),
 	KUNIT_CASE(test_lock_since_duplicate_of_prelocked),
 	KUNIT_CASE(test_lock_since_after_loop),
+	KUNIT_CASE(test_lock_since_after_break),
 	KUNIT_CASE(test_checkpoint_beyond_locked),
 	{}
 };

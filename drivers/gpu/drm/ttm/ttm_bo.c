@@ -1379,8 +1379,9 @@ EXPORT_SYMBOL(ttm_bo_mem_space);
  *	drm_exec_fini(&exec);
  *
  * The validation must sit inside the locking loop: an -EDEADLK after the
- * loop has ended cannot be retried, so &ttm_operation_ctx.exec must be NULL
- * there. An exec whose loop has ended, or that is contended on entry because
+ * loop has been left cannot be retried, so &ttm_operation_ctx.exec must be
+ * NULL there. An exec whose loop has been left (at its end, or by a break,
+ * goto or return), or that is contended on entry because
  * its caller swallowed an -EDEADLK, draws a warning and is not used. Victims
  * are locked the way the exec's flags say, interruptibly with
  * %DRM_EXEC_INTERRUPTIBLE_WAIT. Victims locked through the exec stay locked

@@ -257,55 +257,62 @@ static void ttm_evict_window_not_contiguous(struct kunit *test)
 	window_test_put(bos, evictor);
 }
 
-/*
- * The driver refuses a BO of the cheapest range (page 10, at 8): the range
- * is searched again without it, before anything is evicted, and the one at
- * 12 frees as few BOs.
- */
-static void ttm_evict_window_refused_searched_again(struct kunit *test)
+/* BOs the driver refuses, by page, and what eviction then takes. */
+struct window_refused_case {
+	const char *name;
+	u8 refuse[TTM_EVICT_WINDOW_TRIES];
+	unsigned int n_refuse;
+	unsigned int page;
+	unsigned long evicted;
+};
+
+static const struct window_refused_case window_refused_cases[] = {
+	/*
+	 * A BO of the cheapest range, at 8: the range is searched again
+	 * before anything is evicted, and the one at 12 frees as few BOs.
+	 */
+	{ "in the cheapest range", { 10 }, 1, 12,
+	  BIT(12) | BIT(14) | BIT(15) },
+	/*
+	 * One in each range searched (at 8, 12, then 0): nothing is evicted
+	 * for them, and LRU order frees the range at 4 first.
+	 */
+	{ "in every range searched", { 10, 14, 2 }, 3, 4,
+	  BIT(0) | BIT(1) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) |
+	  BIT(8) | BIT(12) },
+};
+
+static void window_refused_desc(const struct window_refused_case *c,
+				char *desc)
 {
-	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
-
-	window_test_fill(test, bos, false);
-	evictor = window_test_bo(test, &sys_placement,
-				 WINDOW_PAGES * PAGE_SIZE, NULL);
-	window_seen.refuse[0] = bos[10];
-
-	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
-			0);
-	window_expect_pages(test, BIT(12) | BIT(14) | BIT(15));
-	KUNIT_EXPECT_EQ(test, window_seen.evicted, 3);
-	KUNIT_EXPECT_EQ(test, window_page(evictor), 12);
-
-	window_test_put(bos, evictor);
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
+KUNIT_ARRAY_PARAM(window_refused, window_refused_cases, window_refused_desc);
+
 /*
- * The driver refuses a BO in each of the TTM_EVICT_WINDOW_TRIES ranges
- * searched (10, then 14, then 2 in the range at 0): nothing was evicted
- * for them, eviction goes on in LRU order, and the allocation succeeds at
- * 4, the first range that LRU order frees.
+ * The driver's eviction_valuable() refuses BOs: the allocation succeeds,
+ * they stay, and only the BOs of the range finally freed are evicted.
  */
-static void ttm_evict_window_refused_falls_back(struct kunit *test)
+static void ttm_evict_window_refused(struct kunit *test)
 {
+	const struct window_refused_case *c = test->param_value;
 	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+	unsigned int i;
 
 	window_test_fill(test, bos, false);
 	evictor = window_test_bo(test, &sys_placement,
 				 WINDOW_PAGES * PAGE_SIZE, NULL);
-	window_seen.refuse[0] = bos[10];
-	window_seen.refuse[1] = bos[14];
-	window_seen.refuse[2] = bos[2];
+	for (i = 0; i < c->n_refuse; i++)
+		window_seen.refuse[i] = bos[c->refuse[i]];
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
 			0);
-	KUNIT_EXPECT_EQ(test, evictor->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, window_page(evictor), 4);
-	window_expect_pages(test, BIT(0) | BIT(1) | BIT(3) | BIT(4) | BIT(5) |
-			    BIT(6) | BIT(7) | BIT(8) | BIT(12));
-	KUNIT_EXPECT_EQ(test, bos[2]->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, bos[10]->resource->mem_type, TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, bos[14]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), c->page);
+	window_expect_pages(test, c->evicted);
+	for (i = 0; i < c->n_refuse; i++)
+		KUNIT_EXPECT_EQ(test, bos[c->refuse[i]]->resource->mem_type,
+				TTM_PL_VRAM);
 
 	window_test_put(bos, evictor);
 }
@@ -665,8 +672,7 @@ static void ttm_evict_window_bench(struct kunit *test)
 static struct kunit_case ttm_evict_window_cases[] = {
 	KUNIT_CASE(ttm_evict_window_cheapest),
 	KUNIT_CASE(ttm_evict_window_not_contiguous),
-	KUNIT_CASE(ttm_evict_window_refused_searched_again),
-	KUNIT_CASE(ttm_evict_window_refused_falls_back),
+	KUNIT_CASE_PARAM(ttm_evict_window_refused, window_refused_gen_params),
 	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
 			 window_unmovable_gen_params),
 	{}
