@@ -199,7 +199,7 @@ static inline struct ww_acquire_ctx *drm_exec_ticket(struct drm_exec *exec)
 }
 
 /**
- * drm_exec_all_locked() - Has the locking loop ended?
+ * drm_exec_all_locked() - Has the locking loop been left?
  * @exec: drm_exec object
  *
  * A helper that is handed an exec, and locks through it, checks this first:

@@ -120,6 +120,20 @@ struct ttm_device_funcs {
 	 */
 	bool (*eviction_valuable)(struct ttm_buffer_object *bo,
 				  const struct ttm_place *place);
+
+	/**
+	 * struct ttm_bo_driver member eviction_check
+	 *
+	 * @bo: a buffer object in a range that eviction means to free, reserved
+	 * @place: the range
+	 *
+	 * What eviction_valuable() would answer, without acting on it: TTM
+	 * asks this about every BO of a range before it evicts any, and may
+	 * then evict none of them. Optional, for a driver whose
+	 * eviction_valuable() has side effects; otherwise TTM asks that.
+	 */
+	bool (*eviction_check)(struct ttm_buffer_object *bo,
+			       const struct ttm_place *place);
 	/**
 	 * struct ttm_bo_driver member evict_flags:
 	 *

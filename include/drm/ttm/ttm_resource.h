@@ -162,7 +162,9 @@ struct ttm_evict_window_pools {
  * @pools: The protection weighed so far in this search, or NULL.
  * @refused: Resources of buffer objects the driver refused to evict in an
  *	earlier range of the same eviction. Only compared, never followed:
- *	one may have been freed since.
+ *	one may have been freed since, and its memory reused by another
+ *	resource, which is then priced unmovable too; that costs at most a
+ *	range less cheap.
  * @num_refused: The number of resources in @refused.
  *
  * See "Contiguity-aware eviction" in the TTM chapter.

@@ -820,11 +820,15 @@ static s64 ttm_bo_evict_window_check_cb(struct ttm_lru_walk *walk,
 {
 	struct ttm_bo_evict_walk *evict_walk =
 		container_of(walk, typeof(*evict_walk), walk);
+	const struct ttm_device_funcs *funcs = bo->bdev->funcs;
 	const struct ttm_place *window = evict_walk->victims;
 
 	if (!ttm_resource_intersects(bo->bdev, bo->resource, window,
-				     bo->base.size) ||
-	    (!bo->pin_count && bo->bdev->funcs->eviction_valuable(bo, window)))
+				     bo->base.size))
+		return 0;
+	if (!bo->pin_count &&
+	    (funcs->eviction_check ? funcs->eviction_check(bo, window) :
+				     funcs->eviction_valuable(bo, window)))
 		return 0;
 
 	evict_walk->refused = bo->resource;

@@ -31,7 +31,9 @@
  *
  * The search cannot ask the driver, whose
  * &ttm_device_funcs.eviction_valuable needs the buffer's reservation, so
- * eviction asks it about every buffer in the range before evicting any.
+ * eviction asks it about every buffer in the range before evicting any,
+ * through &ttm_device_funcs.eviction_check where the driver's has side
+ * effects.
  * A range holding a buffer the driver refuses is searched again with that
  * buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
  * range is accepted, or the range does not come free after all (a buffer

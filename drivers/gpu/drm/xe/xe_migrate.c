@@ -436,10 +436,10 @@ static int xe_migrate_lock_prepare_vm(struct xe_tile *tile, struct xe_migrate *m
 
 	xe_validation_guard(&ctx, &xe->val, &exec, (struct xe_val_flags) {}, err) {
 		err = xe_vm_drm_exec_lock(vm, &exec);
+		/* After an eviction's back-off, the VM is no longer the first lock. */
+		drm_exec_retry_on_contention(&exec);
 		if (err)
 			return err;
-
-		drm_exec_retry_on_contention(&exec);
 
 		err = xe_migrate_pt_bo_alloc(tile, m, vm, &exec);
 		drm_exec_retry_on_contention(&exec);

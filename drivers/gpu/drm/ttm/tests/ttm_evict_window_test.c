@@ -50,12 +50,20 @@ static struct ttm_placement vram_placement = {
 	.placement = &vram_place,
 };
 
-/* The pages whose BOs were evicted, and BOs the driver refuses to evict. */
+/*
+ * The pages whose BOs were evicted, BOs the driver refuses to evict, and
+ * the pages of BOs that eviction_valuable() said yes to, where a driver's
+ * side effects would act.
+ */
 static struct {
 	unsigned long pages;
 	unsigned int evicted;
 	struct ttm_buffer_object *refuse[TTM_EVICT_WINDOW_TRIES];
+	unsigned long valuable;
 } window_seen;
+
+/* The test's device callbacks, for a test to add eviction_check. */
+static struct ttm_device_funcs *window_funcs;
 
 /* The first VRAM page of @bo. */
 static unsigned int window_page(struct ttm_buffer_object *bo)
@@ -92,8 +100,8 @@ static void window_test_evict_flags(struct ttm_buffer_object *bo,
 	*placement = sys_placement;
 }
 
-static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
-					  const struct ttm_place *place)
+static bool window_test_eviction_check(struct ttm_buffer_object *bo,
+				       const struct ttm_place *place)
 {
 	unsigned int i;
 
@@ -104,6 +112,17 @@ static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
 	return ttm_bo_eviction_valuable(bo, place);
 }
 
+static bool window_test_eviction_valuable(struct ttm_buffer_object *bo,
+					  const struct ttm_place *place)
+{
+	if (!window_test_eviction_check(bo, place))
+		return false;
+
+	if (bo->resource->mem_type == TTM_PL_VRAM)
+		window_seen.valuable |= BIT(window_page(bo));
+	return true;
+}
+
 static int ttm_evict_window_test_init(struct kunit *test)
 {
 	struct ttm_device_funcs *funcs = ttm_dev_funcs_copy(test);
@@ -112,6 +131,7 @@ static int ttm_evict_window_test_init(struct kunit *test)
 	funcs->move = window_test_move;
 	funcs->evict_flags = window_test_evict_flags;
 	funcs->eviction_valuable = window_test_eviction_valuable;
+	window_funcs = funcs;
 	priv = ttm_test_devices_with_funcs(test, funcs);
 	test->priv = priv;
 
@@ -264,6 +284,7 @@ struct window_refused_case {
 	unsigned int n_refuse;
 	unsigned int page;
 	unsigned long evicted;
+	bool check;
 };
 
 static const struct window_refused_case window_refused_cases[] = {
@@ -280,6 +301,13 @@ static const struct window_refused_case window_refused_cases[] = {
 	{ "in every range searched", { 10, 14, 2 }, 3, 4,
 	  BIT(0) | BIT(1) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) |
 	  BIT(8) | BIT(12) },
+	/*
+	 * As the first, with an eviction_check callback: eviction_valuable()
+	 * says yes only to the BOs evicted, not to page 8's in the range
+	 * refused.
+	 */
+	{ "in the cheapest range, through eviction_check", { 10 }, 1, 12,
+	  BIT(12) | BIT(14) | BIT(15), true },
 };
 
 static void window_refused_desc(const struct window_refused_case *c,
@@ -305,6 +333,8 @@ static void ttm_evict_window_refused(struct kunit *test)
 				 WINDOW_PAGES * PAGE_SIZE, NULL);
 	for (i = 0; i < c->n_refuse; i++)
 		window_seen.refuse[i] = bos[c->refuse[i]];
+	if (c->check)
+		window_funcs->eviction_check = window_test_eviction_check;
 
 	KUNIT_ASSERT_EQ(test, window_test_validate(evictor, &contig_placement),
 			0);
@@ -313,6 +343,8 @@ static void ttm_evict_window_refused(struct kunit *test)
 	for (i = 0; i < c->n_refuse; i++)
 		KUNIT_EXPECT_EQ(test, bos[c->refuse[i]]->resource->mem_type,
 				TTM_PL_VRAM);
+	if (c->check)
+		KUNIT_EXPECT_EQ(test, window_seen.valuable, c->evicted);
 
 	window_test_put(bos, evictor);
 }

@@ -1470,6 +1470,8 @@ FIXTURE_SETUP(export)
 	if (ret == -ENODEV)
 		SKIP(return, "no %s/<minor> (debugfs)", DRI_DEBUGFS);
 	ASSERT_EQ(0, ret) TH_LOG("host_memory: %s", strerror(-ret));
+	/* The tests own the device: nothing else may hold host memory there. */
+	ASSERT_EQ(0, host_memory_drained(&self->dev));
 
 	/* Big enough to stand out of nr_gpu_active's per-CPU slack. */
 	self->size = pages_down(&self->dev, self->dev.vram_size / 4);
@@ -1506,8 +1508,7 @@ TEST_F(export, of_a_buffer_cleared_into_vram_takes_no_host_memory)
 	ASSERT_EQ(self->size, fdinfo_size(_metadata, self->fd,
 					  "drm-resident-vram"));
 
-	ASSERT_EQ(0, host_memory_drained(&self->dev));
-	host_before = 0;
+	ASSERT_EQ(0, host_memory(&self->dev, &host_before));
 	active_before = gpu_active_bytes(_metadata, &self->dev);
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
@@ -1541,8 +1542,7 @@ TEST_F(export, of_a_buffer_in_system_memory_populates_it)
 
 	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_BOTH,
 				     VTTM_BO_DEFER_BACKING, &bo));
-	ASSERT_EQ(0, host_memory_drained(&self->dev));
-	host_before = 0;
+	ASSERT_EQ(0, host_memory(&self->dev, &host_before));
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
 	EXPECT_EQ(self->size, host_after - host_before);
@@ -1570,8 +1570,7 @@ TEST_F(export, before_the_first_job_costs_its_size_until_the_move)
 
 	ASSERT_EQ(0, bo_create_flags(self->fd, self->size, VTTM_PLACE_VRAM,
 				     VTTM_BO_DEFER_BACKING, &bo));
-	ASSERT_EQ(0, host_memory_drained(&self->dev));
-	host_before = 0;
+	ASSERT_EQ(0, host_memory(&self->dev, &host_before));
 	ASSERT_EQ(0, prime_export(self->fd, bo, &dmabuf));
 	ASSERT_EQ(0, host_memory(&self->dev, &host_after));
 	EXPECT_EQ(self->size, host_after - host_before);
