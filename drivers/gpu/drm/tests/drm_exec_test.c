@@ -514,9 +514,13 @@ static void test_lock_since_duplicate_of_prelocked(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
-/* A helper handed an exec whose loop has ended is told, with a warning. */
+/*
+ * A helper handed an exec whose loop has been left, at its end or by a
+ * break, is told, with a warning.
+ */
 static void test_lock_since_after_loop(struct kunit *test)
 {
+	const bool *by_break = test->param_value;
 	struct drm_gem_object *own = drm_exec_test_obj(test);
 	struct drm_gem_object *obj = drm_exec_test_obj(test);
 	struct drm_exec exec;
@@ -528,6 +532,8 @@ static void test_lock_since_after_loop(struct kunit *test)
 		drm_exec_retry_on_contention(&exec);
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_EXPECT_FALSE(test, drm_exec_all_locked(&exec));
+		if (*by_break)
+			break;
 	}
 	KUNIT_EXPECT_TRUE(test, drm_exec_all_locked(&exec));
 
@@ -537,28 +543,16 @@ static void test_lock_since_after_loop(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
-/* A loop left by a break has been left as well as one that ended. */
-static void test_lock_since_after_break(struct kunit *test)
+static const bool lock_since_after_loop_cases[] = { false, true };
+
+static void lock_since_after_loop_desc(const bool *by_break, char *desc)
 {
-	struct drm_gem_object *own = drm_exec_test_obj(test);
-	struct drm_gem_object *obj = drm_exec_test_obj(test);
-	struct drm_exec exec;
-	int ret;
-
-	drm_exec_init(&exec, 0, 0);
-	drm_exec_until_all_locked(&exec) {
-		ret = drm_exec_lock_obj(&exec, own);
-		drm_exec_retry_on_contention(&exec);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		break;
-	}
-	KUNIT_EXPECT_TRUE(test, drm_exec_all_locked(&exec));
-
-	ret = drm_exec_lock_obj_since(&exec, drm_exec_checkpoint(&exec), obj);
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(obj->resv));
-	drm_exec_fini(&exec);
+	strscpy(desc, *by_break ? "left by a break" : "ended",
+		KUNIT_PARAM_DESC_SIZE);
 }
+
+KUNIT_ARRAY_PARAM(lock_since_after_loop, lock_since_after_loop_cases,
+		  lock_since_after_loop_desc);
 
 /*
  * A checkpoint beyond the objects locked means the helper's caller unlocked
@@ -601,8 +595,8 @@ static struct kunit_case drm_exec_tests[] = {
 	KUNIT_CASE(test_lock_since_shared_resv),
 	KUNIT_CASE(test_lock_since_prelocked),
 	KUNIT_CASE(test_lock_since_duplicate_of_prelocked),
-	KUNIT_CASE(test_lock_since_after_loop),
-	KUNIT_CASE(test_lock_since_after_break),
+	KUNIT_CASE_PARAM(test_lock_since_after_loop,
+			 lock_since_after_loop_gen_params),
 	KUNIT_CASE(test_checkpoint_beyond_locked),
 	{}
 };

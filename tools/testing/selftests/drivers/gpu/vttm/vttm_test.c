@@ -2331,13 +2331,12 @@ FIXTURE_SETUP(dmem)
 	if (write_text(CGROUP_ROOT "/cgroup.subtree_control", "+dmem"))
 		SKIP(return, "cannot enable dmem in %s", CGROUP_ROOT);
 	/* vttm's probe registers the region: missing, it is a failure. */
-	if (dmem_region(&self->dev, self->region, sizeof(self->region))) {
+	ret = dmem_region(&self->dev, self->region, sizeof(self->region));
+	if (ret)
 		root_dmem_restore(self->root_dmem);
-		ASSERT_TRUE(false)
-			TH_LOG("no region of %llu bytes in %s/dmem.capacity",
-			       (unsigned long long)self->dev.vram_size,
-			       CGROUP_ROOT);
-	}
+	ASSERT_EQ(0, ret)
+		TH_LOG("no region of %llu bytes in %s/dmem.capacity",
+		       (unsigned long long)self->dev.vram_size, CGROUP_ROOT);
 	self->quarter = pages_down(&self->dev, self->dev.vram_size / 4);
 
 	/* Nothing to undo if this fails: teardown does not run then. */
