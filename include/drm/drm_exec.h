@@ -135,6 +135,9 @@ drm_exec_obj(struct drm_exec *exec, unsigned long index)
  * A global label name drm_exec_retry is used, if you need to use more than one
  * instance of this macro in the same function the label needs to be made local
  * to the block with the __label__ keyword.
+ *
+ * However the loop is left, at its end or by a break, goto or return,
+ * drm_exec_all_locked() is true afterwards, so @exec must outlive the loop.
  */
 #define drm_exec_until_all_locked(exec)					\
 	__drm_exec_loop_scope(exec)					\
