@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# checkpatch --strict --codespell on the given patches (default: the series),
-# ignoring only the types listed, with reasons, in harness/checkpatch.ignore.
+# checkpatch --strict --codespell on the given patches (default: the series
+# and the lab), ignoring only the types listed, with reasons, in
+# harness/checkpatch.ignore.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +10,7 @@ CODESPELL=/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt
 ignore=$(grep -v '^#' "$TOP/harness/checkpatch.ignore" | paste -sd, -)
 
 if [ $# -eq 0 ]; then
-	mapfile -t patches < <(series_patches)
+	mapfile -t patches < <(all_patches)
 else
 	patches=("$@")
 fi

@@ -3,8 +3,11 @@
 # series/<n>-<topic> ends the series, the branch before it (or base) starts
 # it, and its commits become series/<n>-<topic>/, keeping the cover letter's
 # subject and text. Folders and patches of series that are gone are
-# removed. Then regenerate the browsable view: every file the series add
-# or change, at its kernel path in this repository.
+# removed. The branch 'lab', if there is one, is HEAD and follows the last
+# series: its commits become lab/patches/, without a cover letter, as they
+# are never mailed. Then regenerate the browsable views: every file the
+# series add or change, at its kernel path in this repository, and what
+# the lab adds or changes after them, under lab/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +26,14 @@ done
 if [ ${#names[@]} -eq 0 ]; then
 	[ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse base)" ] ||
 		die "$tree has no series branch; name the series: git -C $tree branch series/1-<topic> HEAD"
+elif git -C "$TREE" rev-parse -q --verify refs/heads/lab >/dev/null; then
+	last=${names[${#names[@]} - 1]}
+	[ "$(git -C "$TREE" rev-parse lab)" = "$(git -C "$TREE" rev-parse HEAD)" ] ||
+		die "lab, which follows the series, is not HEAD; move it there: git -C $tree branch -f lab HEAD"
+	git -C "$TREE" merge-base --is-ancestor "series/$last" lab ||
+		die "lab does not build on series/$last; rebase it: git -C $tree rebase series/$last lab"
+	[ "$(git -C "$TREE" rev-list --count "series/$last..lab")" -gt 0 ] ||
+		die "lab holds no commits after series/$last; delete it: git -C $tree branch -D lab"
 else
 	last=${names[${#names[@]} - 1]}
 	[ "$(git -C "$TREE" rev-parse "series/$last")" = "$(git -C "$TREE" rev-parse HEAD)" ] ||
@@ -113,5 +124,17 @@ for n in "${names[@]}"; do
 	cp "$tmp/$n"/*.patch "$TOP/series/$n/"
 done
 
+# The lab: its commits after the last series, plain patches.
+find "$LAB/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete 2>/dev/null || true
+if git -C "$TREE" rev-parse -q --verify refs/heads/lab >/dev/null; then
+	git -C "$TREE" format-patch -q --zero-commit --no-signature --abbrev=9 \
+		-o "$tmp/lab" "$from..lab"
+	mkdir -p "$LAB/patches"
+	cp "$tmp/lab"/*.patch "$LAB/patches/"
+elif [ -d "$LAB/patches" ]; then
+	rmdir "$LAB/patches" 2>/dev/null ||
+		die "lab/patches/ holds more than patches, and build/linux has no branch lab; move those files away"
+fi
+
 bash "$TOP/harness/view.sh" write
-note "exported $(series_patches | wc -l) patch(es) in ${#names[@]} series to series/"
+note "exported $(series_patches | wc -l) patch(es) in ${#names[@]} series to series/, $(lab_patches | wc -l) of the lab to lab/patches/"

@@ -143,6 +143,38 @@ series_patches() {
 	series_dirs | while read -r d; do series_patches "$d"; done
 }
 
+# The lab: what only this project measures with (the benchmark, its
+# scenario engine and files), never mailed. Its patches, 'git
+# format-patch' output without a cover letter, are in lab/patches/ and
+# apply after every series; build/linux has a branch 'lab' at their end
+# (HEAD). lab/README.md says what belongs there.
+LAB=$TOP/lab
+
+lab_patches() {
+	[ -d "$LAB/patches" ] || return 0
+	find "$LAB/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | sort
+}
+
+# all_patches: what build/linux holds after base, in order: every series,
+# then the lab.
+all_patches() {
+	series_patches
+	lab_patches
+}
+
+# series_end: the commit of build/linux that ends the last series (the
+# lab, if any, follows it). Without series, base.
+series_end() {
+	local last
+	last=$(series_dirs | tail -n 1)
+	if [ -n "$last" ] &&
+	   git -C "$TREE" rev-parse -q --verify "refs/heads/series/${last##*/}" >/dev/null; then
+		git -C "$TREE" rev-parse "refs/heads/series/${last##*/}"
+	else
+		git -C "$TREE" rev-parse base
+	fi
+}
+
 # Kernel builds share 2 cores: run them one at a time, across every shell
 # and helper, by taking this lock.
 build_locked() {

@@ -92,5 +92,23 @@ if [ -n "$dup" ]; then
 	echo "two cover letters share $dup" >&2
 	fail=1
 fi
+# The lab is never mailed: no mail of build/mail/ carries the subject of
+# a lab patch.
+subjects() {
+	awk '/^Subject: / { s = $0; getline
+			    while (/^[ \t]/) { s = s $0; getline }
+			    sub(/^Subject: (\[[^]]*\] )?/, "", s); gsub(/[ \t]+/, " ", s)
+			    print s; exit }' "$1"
+}
+if [ -n "$(lab_patches)" ]; then
+	for p in $(lab_patches); do subjects "$p"; done | sort -u >"$BUILD/lab.subjects"
+	for dir in "${dirs[@]}"; do
+		for m in "$BUILD/mail/${dir##*/}"/*.patch; do subjects "$m"; done
+	done | sort -u >"$BUILD/mail.subjects"
+	if in_lab=$(comm -12 "$BUILD/lab.subjects" "$BUILD/mail.subjects") && [ -n "$in_lab" ]; then
+		printf 'a lab patch is among the mails: %s\n' "$in_lab" >&2
+		fail=1
+	fi
+fi
 [ $fail -eq 0 ] || die "not every series is ready to send; see the messages above"
-note "send-check: ${#dirs[@]} series, $mails mails, ready to send"
+note "send-check: ${#dirs[@]} series, $mails mails, ready to send; the lab's $(lab_patches | wc -l) patch(es) are not mailed"

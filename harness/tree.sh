@@ -2,7 +2,8 @@
 # Build the working tree build/linux: the pinned base committed and tagged
 # 'base', with the patches of every series/<n>-<topic>/ applied by git am
 # in order, and a branch series/<n>-<topic> at the last commit of each
-# series (master, checked out, is at the last). Idempotent, and it never
+# series; then the lab's patches (lab/patches/), and a branch 'lab' at
+# their end (master, checked out, is at the last). Idempotent, and it never
 # throws away commits or series branches that were not exported (FORCE=1
 # resets to series/).
 set -euo pipefail
@@ -16,9 +17,10 @@ tree_ids() {
 	done
 }
 
-# Patch-ids, one per line in order, of the patches of every series.
+# Patch-ids, one per line in order, of the patches of every series and
+# then of the lab.
 series_ids() {
-	series_patches | while read -r p; do
+	all_patches | while read -r p; do
 		git patch-id --stable <"$p" | cut -d' ' -f1
 	done
 }
@@ -86,9 +88,9 @@ apply_from() {
 		[ "$n" -le "$skip" ] && continue
 		git -C "$TREE" am -q --whitespace=error-all "$p" || {
 			git -C "$TREE" am --abort 2>/dev/null || true
-			die "${p#"$TOP"/series/} does not apply cleanly to base + earlier patches"
+			die "${p#"$TOP"/} does not apply cleanly to base + earlier patches"
 		}
-	done < <(series_patches)
+	done < <(all_patches)
 }
 
 mkdir -p "$BUILD"
@@ -150,4 +152,11 @@ while read -r b n; do
 	git -C "$TREE" branch -f "$b" "$(commit_at "$n")" ||
 		die "could not move branch $b; is it checked out in a worktree of $TREE?"
 done <<<"$ends"
-note "$TREE: base + $(git -C "$TREE" rev-list --count base..HEAD) patch(es) in $(series_dirs | wc -l) series, matches series/"
+nlab=$(lab_patches | wc -l)
+if [ "$nlab" -gt 0 ]; then
+	git -C "$TREE" branch -f lab HEAD ||
+		die "could not move branch lab; is it checked out in a worktree of $TREE?"
+elif git -C "$TREE" rev-parse -q --verify refs/heads/lab >/dev/null; then
+	git -C "$TREE" branch -q -D lab
+fi
+note "$TREE: base + $(($(git -C "$TREE" rev-list --count base..HEAD) - nlab)) patch(es) in $(series_dirs | wc -l) series, then $nlab of the lab; matches series/ and lab/"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The checks a reviewer runs on the series:
-#  - every series applies, in order, to a fresh base, and every patch
-#    builds the objects it touches (bisectability, incremental in one build
-#    directory);
+#  - every series applies, in order, to a fresh base, then the lab, and
+#    every patch builds the objects it touches (bisectability, incremental
+#    in one build directory);
 #  - the browsable view matches the tree;
 #  - checkpatch --strict --codespell is clean on every patch;
 #  - sparse (C=2) and W=1 add no warnings on the objects the series touches;
@@ -90,7 +90,7 @@ while read -r p; do
 	n=$((n + 1))
 	git -C "$VTREE" am -q --whitespace=error-all "$p" </dev/null || {
 		git -C "$VTREE" am --abort || true
-		die "${p#"$TOP"/series/} does not apply to base + the patches before it"
+		die "${p#"$TOP"/} does not apply to base + the patches before it"
 	}
 	mapfile -t files < <(git -C "$VTREE" diff --name-only HEAD~1 HEAD)
 	# A patch that adds a Kconfig symbol: take the test config again, so
@@ -105,11 +105,11 @@ while read -r p; do
 		echo "bisect: $(basename "$p") does not build" >&2
 		fail=1
 	fi
-done < <(series_patches)
-note "series: $n patch(es) of $(series_dirs | wc -l) series apply to a fresh base and build one by one"
+done < <(all_patches)
+note "series: $n patch(es) of $(series_dirs | wc -l) series and the lab apply to a fresh base and build one by one"
 
 [ "$(git -C "$VTREE" rev-parse HEAD^{tree})" = "$(git -C "$TREE" rev-parse HEAD^{tree})" ] ||
-	die "series/ applied to base differs from $TREE; run 'make export' or 'make tree'"
+	die "series/ and lab/ applied to base differ from $TREE; run 'make export' or 'make tree'"
 
 if grep -q 'is not available or not up to date' "$BUILD/warn.base.raw" 2>/dev/null; then
 	die "sparse did not run (C=2 found it unusable); see $BUILD/warn.base.raw"

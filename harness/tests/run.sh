@@ -421,6 +421,38 @@ $sob"
 sed -i "s/^From: .*/From: $PROJECT_NAME <$PROJECT_EMAIL>/" "$tmp/send.log"
 expect_fail "a mail from anyone but the sender fails" "not the sender" sendcheck
 
+# --- the lab ----------------------------------------------------------------
+# A commit after the last series, on branch lab: export writes it to
+# lab/patches/ and its file to lab/'s view, never to a series; send-check
+# does not mail it; tree applies it after the series.
+git -C "$kernel" checkout -q master
+git -C "$kernel" reset -q --hard series/2-two
+sed -i '/^ \* Scratch change 3\./a\ * Scratch lab change.' "$kernel/drivers/gpu/drm/ttm/ttm_module.c"
+commit -a -s -m "drm/ttm: scratch lab change" -m "$wrapped"
+git -C "$kernel" branch lab HEAD
+expect_pass "export writes the lab" run export.sh
+check "the lab's commit is in lab/patches/ and in no series" \
+	eval '[ "$(ls "$proj/lab/patches")" = 0001-drm-ttm-scratch-lab-change.patch ] &&
+	      ! grep -rq "scratch lab change" "$proj/series"'
+check "the lab's view is under lab/, the series' view without it" \
+	eval 'grep -q "Scratch lab change" "$proj/lab/drivers/gpu/drm/ttm/ttm_module.c" &&
+	      ! grep -q "Scratch lab change" "$proj/drivers/gpu/drm/ttm/ttm_module.c"'
+expect_pass "the views match the tree with a lab" run view.sh check
+expect_pass "send-check passes with a lab" run send-check.sh
+check "send-check mails no lab patch" \
+	eval '! grep -rq "scratch lab change" "$tmp/build/mail"'
+cp "$proj/lab/patches/0001-drm-ttm-scratch-lab-change.patch" \
+	"$proj/series/2-two/0002-drm-ttm-scratch-lab-change.patch"
+expect_fail "a lab patch put into a series is refused" \
+	"a lab patch is among the mails" run send-check.sh
+rm "$proj/series/2-two/0002-drm-ttm-scratch-lab-change.patch"
+expect_pass "tree applies the lab after the series" run2 tree.sh
+check "tree puts branch lab at HEAD, where export found it" \
+	eval '[ "$(git -C "$second" rev-parse lab HEAD | sort -u)" = "$(git -C "$kernel" rev-parse lab)" ] &&
+	      [ "$(git -C "$second" rev-parse series/2-two)" = "$(git -C "$kernel" rev-parse series/2-two)" ]'
+git -C "$kernel" branch -f lab series/2-two
+expect_fail "export refuses a lab that is not HEAD" "branch -f lab HEAD" run export.sh
+
 # --- the sender's identity (send-check, make send) -------------------------
 if [ -f "$TOP/harness/tests/send-identity-test.sh" ]; then
 	expect_pass "the sender's identity signs the mails, the placeholder never" \
