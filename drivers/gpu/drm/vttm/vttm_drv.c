@@ -4,9 +4,9 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/device/faux.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -627,20 +627,20 @@ static void vttm_device_fini(struct vttm_device *vdev)
  */
 static int __init vttm_init(void)
 {
-	struct platform_device *pdev;
+	struct faux_device *fdev;
 	struct vttm_device *vdev;
 	int ret;
 
-	pdev = platform_device_register_simple("vttm", -1, NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
+	fdev = faux_device_create("vttm", NULL, NULL);
+	if (!fdev)
+		return -ENODEV;
 
-	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+	if (!devres_open_group(&fdev->dev, NULL, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto err_unregister;
 	}
 
-	vdev = devm_drm_dev_alloc(&pdev->dev, &vttm_driver, struct vttm_device,
+	vdev = devm_drm_dev_alloc(&fdev->dev, &vttm_driver, struct vttm_device,
 				  drm);
 	if (IS_ERR(vdev)) {
 		ret = PTR_ERR(vdev);
@@ -661,9 +661,9 @@ static int __init vttm_init(void)
 err_device:
 	vttm_device_fini(vdev);
 err_devres:
-	devres_release_group(&pdev->dev, NULL);
+	devres_release_group(&fdev->dev, NULL);
 err_unregister:
-	platform_device_unregister(pdev);
+	faux_device_destroy(fdev);
 	return ret;
 }
 
@@ -672,12 +672,12 @@ err_unregister:
  */
 static void __exit vttm_exit(void)
 {
-	struct platform_device *pdev = to_platform_device(vttm_device->drm.dev);
+	struct faux_device *fdev = to_faux_device(vttm_device->drm.dev);
 
 	drm_dev_unregister(&vttm_device->drm);
 	vttm_device_fini(vttm_device);
-	devres_release_group(&pdev->dev, NULL);
-	platform_device_unregister(pdev);
+	devres_release_group(&fdev->dev, NULL);
+	faux_device_destroy(fdev);
 }
 
 module_init(vttm_init);

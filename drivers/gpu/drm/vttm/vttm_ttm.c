@@ -496,7 +496,8 @@ static const struct dma_buf_ops vttm_dmabuf_ops = {
  * @flags: Flags of the dma-buf.
  *
  * Sets the buffer up as xe, amdgpu and nouveau do, with
- * ttm_bo_setup_export(), which gives a buffer in a TT placement its pages.
+ * ttm_bo_setup_export(), which gives a buffer in a TT placement its pages,
+ * and exports it with vttm's own &dma_buf_ops, which refuse importers.
  * The dma-buf holds the module while it is open.
  *
  * Return: The dma-buf, or an ERR_PTR().
@@ -504,17 +505,19 @@ static const struct dma_buf_ops vttm_dmabuf_ops = {
 static struct dma_buf *vttm_gem_export(struct drm_gem_object *obj, int flags)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = true };
-	struct dma_buf *buf;
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 	int ret;
 
 	ret = ttm_bo_setup_export(&to_vttm_bo(obj)->tbo, &ctx);
 	if (ret)
 		return ERR_PTR(ret);
 
-	buf = drm_gem_prime_export(obj, flags);
-	if (!IS_ERR(buf))
-		buf->ops = &vttm_dmabuf_ops;
-	return buf;
+	exp_info.ops = &vttm_dmabuf_ops;
+	exp_info.size = obj->size;
+	exp_info.flags = flags;
+	exp_info.priv = obj;
+	exp_info.resv = obj->resv;
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
 }
 
 static const struct drm_gem_object_funcs vttm_gem_funcs = {
