@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Plot vttm-bench's migrated MiB per frame as an SVG: a row of panels per
-scenario, one panel per phase, each mode's distribution over the frames as
-a CDF, and the optimum (Belady's MIN on the first mode's trace) as a dashed
-black line. With --runs, only each mode's first run is drawn.
+"""Plot vttm-bench's figures per frame as an SVG: for each scenario a row of
+panels of migrated MiB per frame and a row of modelled frame time, one
+panel per phase, each mode's distribution over the frames as a CDF. The
+migration rows draw MIN's schedule (Belady's MIN on the first mode's trace,
+the whole run's lower bound cut up by frame) as a dashed black line; no
+frame time of the optimum is drawn, as MIN bounds none. Modes whose
+figures are identical in a panel are drawn as one line, and the panel
+names them. With --runs, only each mode's first run is drawn.
 
 usage: plot.py INPUT OUTPUT.svg
 
@@ -20,7 +24,10 @@ from xml.sax.saxutils import escape
 CSV_PREFIX = "vttm-bench-csv: "
 FIELDS = ("scenario", "mode", "run", "phase", "frame", "migrated_bytes")
 MIB = 1024.0 * 1024.0
-OPTIMUM = "optimum"
+OPTIMUM = "MIN's schedule"
+# The rows of each scenario: CSV column, scale, axis label.
+METRICS = (("migrated_bytes", 1 / MIB, "migrated MiB per frame (all clients)"),
+           ("frame_time_us", 1 / 1000.0, "model frame time, ms (GTT use charged)"))
 
 PANEL_W, PANEL_H = 380, 320
 LEFT, GAP, RIGHT, TOP, BOTTOM = 70, 60, 170, 60, 60
@@ -47,7 +54,8 @@ def read_rows(path):
 
 
 def collect(rows):
-    """scenario -> phase -> {mode or OPTIMUM: [MiB per frame]}, in CSV order.
+    """(scenario, metric) -> phase -> {mode or OPTIMUM: [values]}, in CSV
+    order.
 
     The optimum drawn is the first mode's: each mode's trace can differ a
     little, as the kernel fails different jobs."""
@@ -58,12 +66,17 @@ def collect(rows):
             continue
         try:
             phase = int(row["phase"])
-            mib = int(row["migrated_bytes"]) / MIB
         except (TypeError, ValueError):
             continue
         name = row["scenario"]
-        series = scenarios.setdefault(name, {}).setdefault(phase, {})
-        series.setdefault(row["mode"], []).append(mib)
+        for column, scale, label in METRICS:
+            try:
+                value = float(row[column]) * scale
+            except (KeyError, TypeError, ValueError):
+                continue
+            series = scenarios.setdefault((name, label), {}).setdefault(phase, {})
+            series.setdefault(row["mode"], []).append(value)
+        series = scenarios.setdefault((name, METRICS[0][2]), {}).setdefault(phase, {})
         opt = (row.get("optimum_bytes") or "").strip()
         if opt and opt_mode.setdefault(name, row["mode"]) == row["mode"]:
             series.setdefault(OPTIMUM, []).append(int(opt) / MIB)
@@ -100,7 +113,7 @@ def cdf_points(values):
     return points
 
 
-def panel(out, x0, y0, title, series, colours, x_max):
+def panel(out, x0, y0, title, xlabel, series, colours, x_max):
     """One phase's CDFs in the panel whose top left corner is x0, y0."""
     step = nice_step(x_max)
     x_max = step * math.ceil(x_max / step)
@@ -132,9 +145,19 @@ def panel(out, x0, y0, title, series, colours, x_max):
     out.append(f'<polyline fill="none" stroke="black" points="{x0},{top} '
                f'{x0},{top + PANEL_H} {x0 + PANEL_W},{top + PANEL_H}"/>')
     out.append(f'<text x="{x0 + PANEL_W / 2}" y="{top + PANEL_H + 40}" '
-               'text-anchor="middle">migrated MiB per frame '
-               '(all clients)</text>')
+               f'text-anchor="middle">{escape(xlabel)}</text>')
+    # Modes with the same figures would hide each other: draw one line
+    # for them, in the first one's colour, and name them in the panel.
+    groups = {}
     for name, values in series.items():
+        groups.setdefault(tuple(values), []).append(name)
+    notes = [" = ".join(g) for g in groups.values() if len(g) > 1]
+    for i, note in enumerate(notes):
+        out.append(f'<text x="{x0 + PANEL_W - 6}" '
+                   f'y="{top + PANEL_H - 10 - 14 * i}" text-anchor="end" '
+                   f'font-size="11">same: {escape(note)}</text>')
+    for group in groups.values():
+        name, values = group[0], series[group[0]]
         coords = " ".join(f"{px(x):.1f},{py(y):.1f}"
                           for x, y in cdf_points(values))
         dash = ' stroke-dasharray="6,4"' if name == OPTIMUM else ""
@@ -165,10 +188,9 @@ def render(scenarios):
         'font-family="sans-serif" font-size="12">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
         f'<text x="{LEFT}" y="22" font-size="15">vttm-bench: share of '
-        'frames that migrated at most x MiB (higher and further left is '
-        'better)</text>',
+        'frames at most x (higher and further left is better)</text>',
     ]
-    for row, (scenario, phases) in enumerate(scenarios.items()):
+    for row, ((scenario, xlabel), phases) in enumerate(scenarios.items()):
         y0 = row * row_h
         mid = y0 + TOP + PANEL_H / 2
         out.append(f'<text x="22" y="{mid}" text-anchor="middle" '
@@ -176,7 +198,7 @@ def render(scenarios):
         x_max = max(max(v) for s in phases.values() for v in s.values())
         for i, (phase, series) in enumerate(phases.items()):
             x0 = LEFT + i * (PANEL_W + GAP)
-            panel(out, x0, y0, f"{scenario}, phase {phase}", series,
+            panel(out, x0, y0, f"{scenario}, phase {phase}", xlabel, series,
                   colours, x_max if x_max > 0 else 1)
 
     legend_x = width - RIGHT + 20

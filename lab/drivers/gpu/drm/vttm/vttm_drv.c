@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * vttm: a virtual TTM device with device memory, for testing.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/device/faux.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
+
+#include "vttm_drv.h"
+#include "vttm_uapi.h"
+
+/**
+ * DOC: Overview
+ *
+ * How TTM handles device memory under pressure, with several clients
+ * evicting each other's buffers, can only be seen on a discrete GPU: QEMU
+ * emulates no device with VRAM, and KUnit stops at the single process. vttm
+ * is a test device, as test_hmm is for HMM and vgem for buffer sharing, that
+ * emulates what memory management sees of a discrete GPU and nothing else.
+ *
+ * Its VRAM is vmalloc()ed system memory that TTM manages as device memory,
+ * with the buddy allocator as the VRAM managers of real GPUs use; GTT is
+ * system pages with a limit of their own. Each open file is a client with
+ * an LRU bulk move, as a GPU VM has. A job locks its buffers with drm_exec,
+ * moves them in, evicting others through the same transaction, and keeps
+ * them busy for a simulated time; moves into and out of VRAM are real
+ * copies. VRAM is the dmem cgroup region "drm/vttm/vram0".
+ *
+ * A typical use, from a test in userspace, after loading the module with
+ * the sizes of VRAM and GTT (vram_size=, gtt_size=, in bytes)::
+ *
+ *	struct drm_vttm_bo_create bo = {
+ *		.size = 1 << 20,
+ *		.placements = VTTM_PLACE_VRAM,
+ *	};
+ *	struct drm_vttm_submit job = {
+ *		.handles = (uintptr_t)&bo.handle,
+ *		.count = 1,
+ *		.duration_ns = 1000000,
+ *	};
+ *	struct drm_vttm_wait wait = { .timeout_ns = INT64_MAX };
+ *	struct drm_vttm_stats stats;
+ *
+ *	ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, &bo);
+ *	ioctl(fd, DRM_IOCTL_VTTM_SUBMIT, &job);
+ *	wait.handle = bo.handle;
+ *	ioctl(fd, DRM_IOCTL_VTTM_WAIT, &wait);
+ *	ioctl(fd, DRM_IOCTL_VTTM_STATS, &stats);
+ *
+ * The statistics say what the client's jobs cost in migrations, evictions
+ * and failed jobs. Writing N to the debugfs file exec_eviction of the device
+ * makes validation leave the job's drm_exec out of TTM's operation context,
+ * so that one boot measures TTM's eviction with and without it. Likewise,
+ * N in residency_levels keeps the levels that clients set from TTM, and 0
+ * in both throttle_hard_ms and throttle_soft_ms turns the eviction
+ * throttle of the device's clients off.
+ *
+ * The selftests in tools/testing/selftests/drivers/gpu/vttm/ use it.
+ */
+
+static unsigned long vram_size = 256ul << 20;
+module_param(vram_size, ulong, 0444);
+MODULE_PARM_DESC(vram_size, "Size of VRAM in bytes (default 256 MiB)");
+
+static unsigned long gtt_size = 512ul << 20;
+module_param(gtt_size, ulong, 0444);
+MODULE_PARM_DESC(gtt_size, "Size of GTT in bytes (default 512 MiB)");
+
+static struct vttm_device *vttm_device;
+
+/**
+ * vttm_client_release - free a client once its file and buffers are gone
+ * @ref: The client's &vttm_client.ref.
+ */
+static void vttm_client_release(struct kref *ref)
+{
+	struct vttm_client *client = container_of(ref, struct vttm_client, ref);
+
+	ttm_lru_bulk_move_fini(&client->vdev->ttm, &client->bulk);
+	dma_resv_fini(&client->resv);
+	kfree(client);
+}
+
+/**
+ * vttm_client_put - drop a reference to a client
+ * @client: The client.
+ */
+void vttm_client_put(struct vttm_client *client)
+{
+	kref_put(&client->ref, vttm_client_release);
+}
+
+/**
+ * vttm_open - &drm_driver.open: a new client
+ * @drm: The DRM device.
+ * @file: The new file.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int vttm_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct vttm_client *client;
+
+	client = kzalloc_obj(*client);
+	if (!client)
+		return -ENOMEM;
+
+	kref_init(&client->ref);
+	client->vdev = to_vttm_device(drm);
+	dma_resv_init(&client->resv);
+	ttm_lru_bulk_move_init(&client->bulk);
+	ttm_throttle_init(&client->throttle, &client->bulk,
+			  &client->vdev->ttm.throttle_periods, file->client_id);
+	file->driver_priv = client;
+	return 0;
+}
+
+/**
+ * vttm_postclose - &drm_driver.postclose: a client's file is closed
+ * @drm: The DRM device.
+ * @file: The file, whose handles are gone.
+ */
+static void vttm_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	vttm_client_put(file->driver_priv);
+}
+
+/**
+ * vttm_bo_create_ioctl - DRM_IOCTL_VTTM_BO_CREATE: create a buffer
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_bo_create.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_bo_create says.
+ */
+static int vttm_bo_create_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct vttm_device *vdev = to_vttm_device(drm);
+	struct drm_vttm_bo_create *args = data;
+	struct vttm_bo *bo;
+	int ret;
+
+	if ((args->flags & ~(VTTM_BO_DEFER_BACKING | VTTM_BO_CONTIGUOUS)) ||
+	    args->pad || !args->size || !args->placements ||
+	    args->placements & ~(VTTM_PLACE_VRAM | VTTM_PLACE_GTT) ||
+	    (args->flags & VTTM_BO_CONTIGUOUS &&
+	     args->placements != VTTM_PLACE_VRAM))
+		return -EINVAL;
+
+	/* Too big for one allowed placement would only ever evict in vain. */
+	if ((args->placements & VTTM_PLACE_VRAM && args->size > vdev->vram_size) ||
+	    (args->placements & VTTM_PLACE_GTT && args->size > vdev->gtt_size))
+		return -E2BIG;
+
+	bo = vttm_bo_create(file->driver_priv, PAGE_ALIGN(args->size),
+			    args->placements, args->flags);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+
+	ret = drm_gem_handle_create(file, &bo->tbo.base, &args->handle);
+	if (ret)
+		vttm_bo_detach(bo);
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+/**
+ * vttm_submit_count - count a job whose arguments were good
+ * @client: The client.
+ * @ret: What the job returned.
+ */
+static void vttm_submit_count(struct vttm_client *client, int ret)
+{
+	struct vttm_stats *stats = &client->stats;
+
+	/* An interrupted job is restarted, and counted then. */
+	if (ret == -ERESTARTSYS)
+		return;
+
+	atomic64_inc(&stats->submits);
+	if (!ret)
+		return;
+
+	atomic64_inc(&stats->failed_submits);
+	if (ret == -ENOMEM)
+		atomic64_inc(&stats->failed_enomem);
+	else
+		atomic64_inc(&stats->failed_other);
+}
+
+/**
+ * vttm_submit_lock - lock a job's buffers
+ * @exec: The job's transaction.
+ * @objs: The job's buffers.
+ * @count: How many.
+ *
+ * The buffers share the client's lock: this takes it once, and reserves a
+ * fence slot.
+ *
+ * Return: 0, -EDEADLK with @exec contended, or another negative errno.
+ */
+static int vttm_submit_lock(struct drm_exec *exec,
+			    struct drm_gem_object **objs, unsigned int count)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = drm_exec_prepare_obj(exec, objs[i], 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vttm_submit_place - place a locked job's buffers
+ * @client: The client.
+ * @exec: The job's transaction, which holds the buffers' lock.
+ * @objs: The job's buffers.
+ * @count: How many.
+ *
+ * While it runs, the job evicts none of its buffers, placed or not yet
+ * placed: placing one must not push out another that comes next. Moving
+ * them may have used the fence slot vttm_submit_lock() reserved: this
+ * reserves another.
+ *
+ * Return: 0, -EDEADLK with @exec contended, -ENOMEM if a buffer could not
+ * be placed, or another negative errno.
+ */
+static int vttm_submit_place(struct vttm_client *client, struct drm_exec *exec,
+			     struct drm_gem_object **objs, unsigned int count)
+{
+	unsigned int i;
+	int ret = 0;
+
+	WRITE_ONCE(client->running_job, ++client->job_seq);
+	for (i = 0; i < count; i++)
+		to_vttm_bo(objs[i])->job = client->running_job;
+	for (i = 0; i < count && !ret; i++)
+		ret = vttm_bo_validate(client, to_vttm_bo(objs[i]), exec);
+	if (!ret)
+		ret = dma_resv_reserve_fences(&client->resv, 1);
+	WRITE_ONCE(client->running_job, 0);
+	if (ret)
+		return ret;
+
+	/* The buffers are locked: their resources stay where they are. */
+	for (i = 0; i < count; i++)
+		if (to_vttm_bo(objs[i])->tbo.resource->mem_type == VTTM_PL_GTT)
+			atomic64_add(objs[i]->size,
+				     &client->stats.bytes_used_in_gtt);
+	return 0;
+}
+
+/**
+ * vttm_submit_lock_and_place - lock and place every buffer of a job
+ * @client: The client.
+ * @exec: The job's transaction.
+ * @objs: The job's buffers.
+ * @count: How many.
+ *
+ * Backs off and retries on contention, and counts each back-off. The caller
+ * fences the buffers and ends the transaction.
+ *
+ * Return: 0, -ENOMEM if a buffer could not be placed, or another negative
+ * errno.
+ */
+static int vttm_submit_lock_and_place(struct vttm_client *client,
+				      struct drm_exec *exec,
+				      struct drm_gem_object **objs,
+				      unsigned int count)
+{
+	int ret;
+
+	drm_exec_until_all_locked(exec) {
+		ret = vttm_submit_lock(exec, objs, count);
+		if (drm_exec_is_contended(exec))
+			atomic64_inc(&client->stats.backoffs);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+
+		ret = vttm_submit_place(client, exec, objs, count);
+		if (drm_exec_is_contended(exec))
+			atomic64_inc(&client->stats.backoffs);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vttm_cmp_ptr - order two pointers, for sort()
+ * @a: A pointer to the first.
+ * @b: A pointer to the second.
+ *
+ * Return: Less than, equal to or greater than 0 as the first is below,
+ * equal to or above the second.
+ */
+static int vttm_cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * vttm_check_duplicates - refuse a job that names a buffer twice
+ * @objs: The job's buffers.
+ * @count: How many.
+ *
+ * Sorts a copy of @objs to find a duplicate.
+ *
+ * Return: 0, -EINVAL for a buffer given twice, or -ENOMEM.
+ */
+static int vttm_check_duplicates(struct drm_gem_object **objs,
+				 unsigned int count)
+{
+	struct drm_gem_object **sorted;
+	unsigned int i;
+	int ret = 0;
+
+	sorted = kvmemdup(objs, count * sizeof(*objs), GFP_KERNEL);
+	if (!sorted)
+		return -ENOMEM;
+
+	sort(sorted, count, sizeof(*sorted), vttm_cmp_ptr, NULL);
+	for (i = 1; i < count; i++)
+		if (sorted[i] == sorted[i - 1])
+			ret = -EINVAL;
+	kvfree(sorted);
+	return ret;
+}
+
+/**
+ * vttm_submit_ioctl - DRM_IOCTL_VTTM_SUBMIT: run a job
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_submit.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_submit says.
+ */
+static int vttm_submit_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct vttm_client *client = file->driver_priv;
+	struct drm_vttm_submit *args = data;
+	struct drm_gem_object **objs;
+	struct dma_fence *fence;
+	struct drm_exec exec;
+	unsigned int i;
+	int ret;
+
+	if (args->flags || !args->count ||
+	    args->duration_ns > VTTM_SUBMIT_MAX_NS)
+		return -EINVAL;
+	if (args->count > VTTM_SUBMIT_MAX_BOS)
+		return -E2BIG;
+
+	ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->handles),
+				     args->count, &objs);
+	if (ret)
+		return ret;
+	ret = vttm_check_duplicates(objs, args->count);
+	if (ret)
+		goto out_put;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, args->count);
+	ret = vttm_submit_lock_and_place(client, &exec, objs, args->count);
+	fence = ret ? NULL : vttm_job_fence_create();
+	if (!ret && !fence)
+		ret = -ENOMEM;
+	if (!ret) {
+		/* One lock and one fence for all the job's buffers. */
+		dma_resv_add_fence(&client->resv, fence, DMA_RESV_USAGE_WRITE);
+		/* A GPU VM's buffers go to the LRU tail together after a job. */
+		spin_lock(&client->vdev->ttm.lru_lock);
+		ttm_lru_bulk_move_tail(&client->bulk);
+		spin_unlock(&client->vdev->ttm.lru_lock);
+		vttm_job_fence_start(client->vdev, fence, args->duration_ns);
+		dma_fence_put(fence);
+	}
+	drm_exec_fini(&exec);
+	vttm_submit_count(client, ret);
+out_put:
+	for (i = 0; i < args->count; i++)
+		drm_gem_object_put(objs[i]);
+	kvfree(objs);
+	return ret;
+}
+
+/**
+ * vttm_wait_ioctl - DRM_IOCTL_VTTM_WAIT: wait until a buffer is idle
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_wait.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_wait says.
+ */
+static int vttm_wait_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct drm_vttm_wait *args = data;
+	struct drm_gem_object *obj;
+	long ret;
+
+	if (args->pad || args->timeout_ns < 0)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				    min_t(u64, nsecs_to_jiffies64(args->timeout_ns),
+					  MAX_SCHEDULE_TIMEOUT));
+	drm_gem_object_put(obj);
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : -ETIME;
+}
+
+/**
+ * vttm_stats_ioctl - DRM_IOCTL_VTTM_STATS: what the client's jobs cost
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_stats to fill.
+ * @file: The client's file.
+ *
+ * Return: 0.
+ */
+static int vttm_stats_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct vttm_client *client = file->driver_priv;
+	struct vttm_stats *stats = &client->stats;
+	struct drm_vttm_stats *args = data;
+	unsigned int i;
+
+	args->submits = atomic64_read(&stats->submits);
+	args->failed_submits = atomic64_read(&stats->failed_submits);
+	args->failed_enomem = atomic64_read(&stats->failed_enomem);
+	args->failed_other = atomic64_read(&stats->failed_other);
+	args->backoffs = atomic64_read(&stats->backoffs);
+	args->bytes_moved_to_vram = atomic64_read(&stats->bytes_moved_to_vram);
+	args->bytes_evicted_by = atomic64_read(&stats->bytes_evicted_by);
+	args->bytes_evicted_from = atomic64_read(&stats->bytes_evicted_from);
+	args->evictions = atomic64_read(&stats->evictions);
+	args->pingpongs = atomic64_read(&stats->pingpongs);
+	for (i = 0; i < VTTM_NUM_RESIDENCY; i++)
+		args->bytes_evicted_from_level[i] =
+			atomic64_read(&stats->bytes_evicted_from_level[i]);
+	args->bytes_used_in_gtt = atomic64_read(&stats->bytes_used_in_gtt);
+	return 0;
+}
+
+/**
+ * vttm_bo_set_residency_ioctl - DRM_IOCTL_VTTM_BO_SET_RESIDENCY
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_bo_residency.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_bo_residency says.
+ */
+static int vttm_bo_set_residency_ioctl(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct drm_vttm_bo_residency *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->level >= VTTM_NUM_RESIDENCY)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = vttm_bo_set_residency(to_vttm_bo(obj), args->level);
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+static const struct drm_ioctl_desc vttm_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VTTM_BO_CREATE, vttm_bo_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_SUBMIT, vttm_submit_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_WAIT, vttm_wait_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_STATS, vttm_stats_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_BO_SET_RESIDENCY, vttm_bo_set_residency_ioctl,
+			  DRM_RENDER_ALLOW),
+};
+
+static const char * const vttm_region_names[] = {
+	[TTM_PL_SYSTEM] = "system",
+	[VTTM_PL_GTT] = "gtt",
+	[TTM_PL_VRAM] = "vram",
+};
+
+/**
+ * vttm_show_fdinfo - &drm_driver.show_fdinfo: the client's memory
+ * @p: Where to print.
+ * @file: The client's file.
+ *
+ * Prints the standard drm-total-* and drm-resident-* keys, per placement.
+ */
+static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct drm_memory_stats stats[ARRAY_SIZE(vttm_region_names)] = {};
+	struct drm_gem_object *obj;
+	unsigned int i;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		u32 type = TTM_PL_SYSTEM;
+
+		/* A buffer being moved is counted in system memory. */
+		if (dma_resv_trylock(obj->resv)) {
+			struct ttm_resource *res = to_vttm_bo(obj)->tbo.resource;
+
+			if (res)
+				type = res->mem_type;
+			dma_resv_unlock(obj->resv);
+		}
+		stats[type].private += obj->size;
+		stats[type].resident += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	for (i = 0; i < ARRAY_SIZE(stats); i++)
+		drm_print_memory_stats(p, &stats[i], DRM_GEM_OBJECT_RESIDENT,
+				       vttm_region_names[i]);
+}
+
+/**
+ * vttm_debugfs_init - &drm_driver.debugfs_init: the device's debugfs files
+ * @minor: The primary minor of the device.
+ *
+ * exec_eviction, a bool, switches exec-aware eviction on and off;
+ * residency_levels, a bool, whether buffers' residency levels reach TTM;
+ * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
+ * periods, which start from TTM's module parameters (0 and 0: no
+ * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the host pages
+ * behind the device's buffers.
+ */
+static void vttm_debugfs_init(struct drm_minor *minor)
+{
+	struct vttm_device *vdev = to_vttm_device(minor->dev);
+
+	debugfs_create_bool("exec_eviction", 0600, minor->debugfs_root,
+			    &vdev->exec_eviction);
+	debugfs_create_bool("residency_levels", 0600, minor->debugfs_root,
+			    &vdev->residency_levels);
+	debugfs_create_u32("throttle_hard_ms", 0600, minor->debugfs_root,
+			   &vdev->ttm.throttle_periods.hard_ms);
+	debugfs_create_u32("throttle_soft_ms", 0600, minor->debugfs_root,
+			   &vdev->ttm.throttle_periods.soft_ms);
+	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
+							     TTM_PL_VRAM),
+					    minor->debugfs_root, "vram_mm");
+	ttm_pool_create_host_memory_debugfs(&vdev->ttm.pool,
+					    minor->debugfs_root);
+}
+
+static const struct file_operations vttm_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+
+static const struct drm_driver vttm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.open = vttm_open,
+	.postclose = vttm_postclose,
+	.ioctls = vttm_ioctls,
+	.num_ioctls = ARRAY_SIZE(vttm_ioctls),
+	.show_fdinfo = vttm_show_fdinfo,
+	.debugfs_init = vttm_debugfs_init,
+	.fops = &vttm_fops,
+	.name = "vttm",
+	.desc = "Virtual TTM device with device memory",
+	.major = 1,
+	.minor = 0,
+};
+
+/**
+ * vttm_device_init - set up the device from the module's parameters
+ * @vdev: The device, just allocated.
+ *
+ * Return: 0, -EINVAL for a size of zero, or another negative errno.
+ */
+static int vttm_device_init(struct vttm_device *vdev)
+{
+	vdev->vram_size = PAGE_ALIGN(vram_size);
+	vdev->gtt_size = PAGE_ALIGN(gtt_size);
+	if (!vdev->vram_size || !vdev->gtt_size)
+		return -EINVAL;
+
+	vdev->exec_eviction = true;
+	vdev->residency_levels = true;
+	vttm_jobs_init(vdev);
+	return vttm_ttm_init(vdev);
+}
+
+/**
+ * vttm_device_fini - tear down what vttm_device_init() set up
+ * @vdev: The device, with no clients left.
+ *
+ * Job timers are cancelled before the memory their buffers hold goes.
+ */
+static void vttm_device_fini(struct vttm_device *vdev)
+{
+	vttm_jobs_fini(vdev);
+	vttm_ttm_fini(vdev);
+}
+
+/**
+ * vttm_init - create the device
+ *
+ * Return: 0 or a negative errno.
+ */
+static int __init vttm_init(void)
+{
+	struct faux_device *fdev;
+	struct vttm_device *vdev;
+	int ret;
+
+	fdev = faux_device_create("vttm", NULL, NULL);
+	if (!fdev)
+		return -ENODEV;
+
+	if (!devres_open_group(&fdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_unregister;
+	}
+
+	vdev = devm_drm_dev_alloc(&fdev->dev, &vttm_driver, struct vttm_device,
+				  drm);
+	if (IS_ERR(vdev)) {
+		ret = PTR_ERR(vdev);
+		goto err_devres;
+	}
+
+	ret = vttm_device_init(vdev);
+	if (ret)
+		goto err_devres;
+
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret)
+		goto err_device;
+
+	vttm_device = vdev;
+	return 0;
+
+err_device:
+	vttm_device_fini(vdev);
+err_devres:
+	devres_release_group(&fdev->dev, NULL);
+err_unregister:
+	faux_device_destroy(fdev);
+	return ret;
+}
+
+/**
+ * vttm_exit - remove the device
+ */
+static void __exit vttm_exit(void)
+{
+	struct faux_device *fdev = to_faux_device(vttm_device->drm.dev);
+
+	drm_dev_unregister(&vttm_device->drm);
+	vttm_device_fini(vttm_device);
+	devres_release_group(&fdev->dev, NULL);
+	faux_device_destroy(fdev);
+}
+
+module_init(vttm_init);
+module_exit(vttm_exit);
+
+MODULE_DESCRIPTION("Virtual TTM device with device memory, for testing");
+MODULE_LICENSE("Dual MIT/GPL");
