@@ -275,6 +275,18 @@ struct ttm_lru_walk_arg {
 	 * the reservation the bulk move's BOs share.
 	 */
 	struct ttm_lru_bulk_move *bulk;
+	/**
+	 * @range: Visit only the resources that intersect this place, as
+	 * ttm_resource_intersects() says, checked before their BOs are
+	 * locked, or NULL for all.
+	 */
+	const struct ttm_place *range;
+	/**
+	 * @busy: The first resource of @range whose BO a trylock could not
+	 * get, a walk that only trylocks skipping it; only compared, never
+	 * dereferenced. The walk only sets it; its caller zeroes it.
+	 */
+	struct ttm_resource *busy;
 };
 
 /**

@@ -883,8 +883,10 @@ static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
 
 /*
  * A contiguous allocation first frees the range its manager finds cheapest;
- * see "Contiguity-aware eviction". The walk only trylocks: a busy buffer
- * loses the range, and no buffer outside it is waited for.
+ * see "Contiguity-aware eviction". The walks visit only the range's
+ * resources, and only trylock: a buffer in it that another holds is
+ * refused as the driver's refusals are, before anything is evicted, and
+ * no buffer outside it is locked.
  */
 /* Not inlined: its pool cache would stay on the stack through the walks. */
 static noinline_for_stack s64
@@ -924,12 +926,18 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 		window.lpfn = (found.start + found.size) >> PAGE_SHIFT;
 
 		evict_walk->refused = NULL;
+		evict_walk->walk.arg.range = &window;
+		evict_walk->walk.arg.busy = NULL;
 		evict_walk->walk.ops = &ttm_evict_window_check_ops;
 		lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man,
 					      1);
 		evict_walk->walk.ops = &ttm_evict_walk_ops;
 		if (lret < 0)
 			break;
+
+		/* A BO that another holds would keep the range from freeing. */
+		if (!evict_walk->refused)
+			evict_walk->refused = evict_walk->walk.arg.busy;
 
 		if (!evict_walk->refused) {
 			lret = ttm_lru_walk_for_evict(&evict_walk->walk,
@@ -942,6 +950,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 			break;
 		req.refused[req.num_refused++] = evict_walk->refused;
 	}
+	evict_walk->walk.arg.range = NULL;
 	evict_walk->victims = place;
 	evict_walk->hit_low = false;
 	return lret;

@@ -1083,13 +1083,21 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 			break;
 
 		bo = res->bo;
-		if (ttm_lru_walk_trylock(curs, bo))
+		/* lru_lock keeps @res on the LRU, and so @bo alive. */
+		if (arg->range &&
+		    !ttm_resource_intersects(bo->bdev, res, arg->range,
+					     bo->base.size))
+			continue;
+		if (ttm_lru_walk_trylock(curs, bo)) {
 			bo_locked = true;
-		else if ((!arg->ticket && !arg->sleeping_lock) || arg->ctx->no_wait_gpu ||
-			 arg->trylock_only)
+		} else if ((!arg->ticket && !arg->sleeping_lock) ||
+			   arg->ctx->no_wait_gpu || arg->trylock_only) {
+			if (arg->range && !arg->busy)
+				arg->busy = res;
 			continue;
-		else if (arg->exec && !ttm_lru_walk_exec_lockable(bo))
+		} else if (arg->exec && !ttm_lru_walk_exec_lockable(bo)) {
 			continue;
+		}
 
 		if (!ttm_bo_get_unless_zero(bo)) {
 			if (curs->needs_unlock)

@@ -25,19 +25,20 @@
  * The manager's allocator knows where such an allocation can go, and
  * prices each resource there with ttm_evict_window_cost(). Eviction then
  * takes, in LRU order, only the buffers that intersect that range,
- * retrying the allocation after each. It only trylocks them: a busy
- * buffer loses the range, rather than a wait or a back-off on a buffer
- * outside it.
+ * retrying the allocation after each; buffers outside it are not even
+ * locked. It only trylocks them, rather than wait or back off on one: a
+ * buffer in the range that another holds loses the range before anything
+ * is evicted, as a buffer the driver refuses does.
  *
  * The search cannot ask the driver, whose
  * &ttm_device_funcs.eviction_valuable needs the buffer's reservation, so
  * eviction asks it about every buffer in the range before evicting any,
  * through &ttm_device_funcs.eviction_check where the driver's has side
  * effects.
- * A range holding a buffer the driver refuses is searched again with that
- * buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
+ * A range holding a buffer the driver refuses, or one another holds, is
+ * searched again with that buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
  * range is accepted, or the range does not come free after all (a buffer
- * in it was locked, or refused, in the meantime), eviction goes on in LRU
+ * in it was locked, or refused, after the check), eviction goes on in LRU
  * order over the whole place, as without a range.
  *
  * A resource costs its size, weighted by its LRU priority and, among the

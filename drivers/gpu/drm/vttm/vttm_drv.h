@@ -38,12 +38,6 @@ struct gpu_buddy_block;
  * @vram_size: Size of VRAM in bytes.
  * @gtt_size: Size of GTT in bytes.
  * @vram_region: VRAM's dmem cgroup region, or NULL without the controller.
- * @exec_eviction: Whether validation passes the job's drm_exec to TTM, so
- *	that eviction locks its victims through it. The debugfs file
- *	exec_eviction switches it off to measure TTM's path without it.
- * @residency_levels: Whether a buffer's residency level reaches TTM. The
- *	debugfs file residency_levels switches it off to measure TTM's order
- *	without levels.
  * @jobs_lock: Protects @jobs.
  * @jobs: The fences of the jobs whose timers may still run, each holding a
  *	reference; see vttm_job_fence_start().
@@ -55,21 +49,20 @@ struct vttm_device {
 	u64 vram_size;
 	u64 gtt_size;
 	struct dmem_cgroup_region *vram_region;
-	bool exec_eviction;
-	bool residency_levels;
 	spinlock_t jobs_lock; /* Protects @jobs. */
 	struct list_head jobs;
 };
 
 /**
- * struct vttm_stats - what a client's jobs cost; see &drm_vttm_stats
+ * struct vttm_stats - what a client's jobs cost, in its fdinfo
  * @submits: Jobs submitted.
  * @failed_submits: Jobs that failed.
  * @failed_enomem: Jobs whose buffers could not be placed.
  * @failed_other: Jobs that failed otherwise.
  * @backoffs: Back-offs on lock contention.
  * @bytes_moved_to_vram: Bytes moved into VRAM.
- * @bytes_evicted_by: Bytes the client's jobs evicted from VRAM.
+ * @bytes_evicted_by: Bytes of any client's buffers that eviction moved out
+ *	of VRAM or GTT to make room for the client's jobs.
  * @bytes_evicted_from: Bytes of the client's buffers evicted from VRAM.
  * @evictions: Evictions of the client's buffers from VRAM.
  * @pingpongs: Buffers moved back into VRAM within a second of eviction.

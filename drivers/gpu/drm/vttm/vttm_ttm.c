@@ -396,14 +396,12 @@ static_assert(VTTM_NUM_RESIDENCY == TTM_NUM_RESIDENCY);
  * @bo: The buffer.
  * @level: VTTM_RESIDENCY_*, checked by the caller.
  *
- * The level reaches TTM unless the device's residency_levels knob is off;
- * the buffer's statistics follow it either way.
+ * The buffer's eviction figures in fdinfo are counted at its level.
  *
  * Return: 0, or -EINTR if interrupted while taking the client's lock.
  */
 int vttm_bo_set_residency(struct vttm_bo *bo, u32 level)
 {
-	bool to_ttm = READ_ONCE(bo->client->vdev->residency_levels);
 	int ret;
 
 	ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
@@ -411,7 +409,7 @@ int vttm_bo_set_residency(struct vttm_bo *bo, u32 level)
 		return ret;
 
 	bo->level = level;
-	ttm_bo_set_residency(&bo->tbo, to_ttm ? level : TTM_RESIDENCY_NORMAL);
+	ttm_bo_set_residency(&bo->tbo, level);
 	dma_resv_unlock(bo->tbo.base.resv);
 	return 0;
 }
@@ -584,10 +582,9 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
  * @bo: The buffer, locked by @exec.
  * @exec: The job's transaction.
  *
- * Eviction locks its victims through @exec, unless the device's
- * exec_eviction knob is off: validation then runs as TTM's without the
- * caller's transaction, to compare with. It follows the client's eviction
- * throttle, whose periods are the device's.
+ * Eviction locks its victims through @exec, as xe's and amdgpu's
+ * validation does. It follows the client's eviction throttle, whose
+ * periods are the device's.
  *
  * Return: 0, -EDEADLK with @exec contended, -ENOMEM if the buffer could not
  * be placed, or another negative errno.
@@ -600,15 +597,13 @@ int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
 		/* The client's other buffers share the lock the job holds. */
 		.allow_res_evict = true,
 		.resv = &client->resv,
+		.exec = exec,
 		.throttle = &client->throttle,
 	};
 	u32 old_type = bo->tbo.resource->mem_type;
 	struct ttm_placement placement;
 	u64 own = 0;
 	int ret;
-
-	if (READ_ONCE(client->vdev->exec_eviction))
-		ctx.exec = exec;
 
 	if (bo->flags & VTTM_BO_CONTIGUOUS) {
 		placement.placement = &vttm_contiguous_place;

@@ -424,6 +424,21 @@ static int window_holder_fn(void *arg)
 	return 0;
 }
 
+/* Starts @h, an older transaction, and returns once it holds @bo. */
+static void window_holder_start(struct kunit *test, struct window_holder *h,
+				struct ttm_buffer_object *bo)
+{
+	struct task_struct *task;
+
+	h->bo = bo;
+	init_completion(&h->locked);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	task = kthread_run(window_holder_fn, h, "ttm-window-holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&h->locked);
+}
+
 /*
  * Lock @evictor, then @held, which an older transaction holds: the back-off
  * prelocks @held, as drm_exec does for the object it contended on, and the
@@ -434,17 +449,11 @@ static int window_validate_prelocked(struct kunit *test, struct drm_exec *exec,
 				     struct ttm_buffer_object *evictor,
 				     struct ttm_buffer_object *held)
 {
-	struct window_holder older = { .bo = held };
-	struct task_struct *task;
+	struct window_holder older;
 	bool backed_off = false;
 	int err;
 
-	init_completion(&older.locked);
-	init_completion(&older.release);
-	init_completion(&older.done);
-	task = kthread_run(window_holder_fn, &older, "ttm-window-holder");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	wait_for_completion(&older.locked);
+	window_holder_start(test, &older, held);
 
 	drm_exec_until_all_locked(exec) {
 #ifdef CONFIG_DEBUG_WW_MUTEX_SLOWPATH
@@ -524,6 +533,38 @@ static void ttm_evict_window_skips_unmovable(struct kunit *test)
 		ttm_bo_unpin(unmovable);
 		dma_resv_unlock(unmovable->base.resv);
 	}
+	window_test_put(bos, evictor);
+}
+
+/*
+ * A BO in the cheapest range that another transaction holds: the walk's
+ * trylock cannot get it, so the range is searched again before anything
+ * is evicted, as for a BO the driver refuses, and the next cheapest range
+ * goes instead. Otherwise the range's other BOs would be evicted for
+ * nothing, and LRU order would then take more.
+ */
+static void ttm_evict_window_busy(struct kunit *test)
+{
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+	struct window_holder other;
+	int err;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+
+	window_holder_start(test, &other, bos[10]);
+
+	err = window_test_validate(evictor, &contig_placement);
+	complete(&other.release);
+	wait_for_completion(&other.done);
+
+	KUNIT_ASSERT_EQ(test, err, 0);
+	window_expect_pages(test, BIT(12) | BIT(14) | BIT(15));
+	KUNIT_EXPECT_EQ(test, window_seen.evicted, 3);
+	KUNIT_EXPECT_EQ(test, bos[10]->resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 12);
+
 	window_test_put(bos, evictor);
 }
 
@@ -707,6 +748,7 @@ static struct kunit_case ttm_evict_window_cases[] = {
 	KUNIT_CASE_PARAM(ttm_evict_window_refused, window_refused_gen_params),
 	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
 			 window_unmovable_gen_params),
+	KUNIT_CASE(ttm_evict_window_busy),
 	{}
 };
 

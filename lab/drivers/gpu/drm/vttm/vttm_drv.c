@@ -50,21 +50,16 @@
  *		.duration_ns = 1000000,
  *	};
  *	struct drm_vttm_wait wait = { .timeout_ns = INT64_MAX };
- *	struct drm_vttm_stats stats;
  *
  *	ioctl(fd, DRM_IOCTL_VTTM_BO_CREATE, &bo);
  *	ioctl(fd, DRM_IOCTL_VTTM_SUBMIT, &job);
  *	wait.handle = bo.handle;
  *	ioctl(fd, DRM_IOCTL_VTTM_WAIT, &wait);
- *	ioctl(fd, DRM_IOCTL_VTTM_STATS, &stats);
  *
- * The statistics say what the client's jobs cost in migrations, evictions
- * and failed jobs. Writing N to the debugfs file exec_eviction of the device
- * makes validation leave the job's drm_exec out of TTM's operation context,
- * so that one boot measures TTM's eviction with and without it. Likewise,
- * N in residency_levels keeps the levels that clients set from TTM, and 0
- * in both throttle_hard_ms and throttle_soft_ms turns the eviction
- * throttle of the device's clients off.
+ * The client's fdinfo says what its jobs cost in migrations, evictions and
+ * failed jobs, in the vttm-* keys that "Client usage stats" lists. 0 in
+ * both of the debugfs files throttle_hard_ms and throttle_soft_ms turns
+ * the eviction throttle of the device's clients off.
  *
  * The selftests in tools/testing/selftests/drivers/gpu/vttm/ use it.
  */
@@ -185,7 +180,10 @@ static void vttm_submit_count(struct vttm_client *client, int ret)
 {
 	struct vttm_stats *stats = &client->stats;
 
-	/* An interrupted job is restarted, and counted then. */
+	/*
+	 * A job that -ERESTARTSYS interrupts is restarted, and counted then;
+	 * one that fails with -EINTR, which userspace sees, counts as failed.
+	 */
 	if (ret == -ERESTARTSYS)
 		return;
 
@@ -436,6 +434,33 @@ static int vttm_wait_ioctl(struct drm_device *drm, void *data,
 }
 
 /**
+ * vttm_bo_set_residency_ioctl - DRM_IOCTL_VTTM_BO_SET_RESIDENCY
+ * @drm: The DRM device.
+ * @data: The &drm_vttm_bo_residency.
+ * @file: The client's file.
+ *
+ * Return: 0 or a negative errno, as &drm_vttm_bo_residency says.
+ */
+static int vttm_bo_set_residency_ioctl(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	struct drm_vttm_bo_residency *args = data;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (args->level >= VTTM_NUM_RESIDENCY)
+		return -EINVAL;
+
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	ret = vttm_bo_set_residency(to_vttm_bo(obj), args->level);
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/**
  * vttm_stats_ioctl - DRM_IOCTL_VTTM_STATS: what the client's jobs cost
  * @drm: The DRM device.
  * @data: The &drm_vttm_stats to fill.
@@ -468,41 +493,14 @@ static int vttm_stats_ioctl(struct drm_device *drm, void *data,
 	return 0;
 }
 
-/**
- * vttm_bo_set_residency_ioctl - DRM_IOCTL_VTTM_BO_SET_RESIDENCY
- * @drm: The DRM device.
- * @data: The &drm_vttm_bo_residency.
- * @file: The client's file.
- *
- * Return: 0 or a negative errno, as &drm_vttm_bo_residency says.
- */
-static int vttm_bo_set_residency_ioctl(struct drm_device *drm, void *data,
-				       struct drm_file *file)
-{
-	struct drm_vttm_bo_residency *args = data;
-	struct drm_gem_object *obj;
-	int ret;
-
-	if (args->level >= VTTM_NUM_RESIDENCY)
-		return -EINVAL;
-
-	obj = drm_gem_object_lookup(file, args->handle);
-	if (!obj)
-		return -ENOENT;
-
-	ret = vttm_bo_set_residency(to_vttm_bo(obj), args->level);
-	drm_gem_object_put(obj);
-	return ret;
-}
-
 static const struct drm_ioctl_desc vttm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VTTM_BO_CREATE, vttm_bo_create_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VTTM_SUBMIT, vttm_submit_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VTTM_WAIT, vttm_wait_ioctl, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(VTTM_STATS, vttm_stats_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VTTM_BO_SET_RESIDENCY, vttm_bo_set_residency_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VTTM_STATS, vttm_stats_ioctl, DRM_RENDER_ALLOW),
 };
 
 static const char * const vttm_region_names[] = {
@@ -511,52 +509,101 @@ static const char * const vttm_region_names[] = {
 	[TTM_PL_VRAM] = "vram",
 };
 
+/* One vttm-* key of fdinfo: a count, or a number of bytes. */
+static void vttm_show_key(struct drm_printer *p, const char *key,
+			  const atomic64_t *value)
+{
+	drm_printf(p, "vttm-%s:\t%llu\n", key, (u64)atomic64_read(value));
+}
+
 /**
- * vttm_show_fdinfo - &drm_driver.show_fdinfo: the client's memory
+ * vttm_show_stats - print what a client's jobs cost, since it opened
+ * @p: Where to print.
+ * @stats: The client's counters.
+ *
+ * The keys are listed in Documentation/gpu/vttm.rst, "vttm-usage-stats".
+ */
+static void vttm_show_stats(struct drm_printer *p,
+			    const struct vttm_stats *stats)
+{
+	static const char * const levels[] = {
+		[VTTM_RESIDENCY_MINIMUM] = "minimum",
+		[VTTM_RESIDENCY_LOW] = "low",
+		[VTTM_RESIDENCY_NORMAL] = "normal",
+		[VTTM_RESIDENCY_HIGH] = "high",
+		[VTTM_RESIDENCY_MAXIMUM] = "maximum",
+	};
+	char key[32];
+	unsigned int i;
+
+	static_assert(ARRAY_SIZE(levels) == VTTM_NUM_RESIDENCY);
+	vttm_show_key(p, "submits", &stats->submits);
+	vttm_show_key(p, "failed-submits", &stats->failed_submits);
+	vttm_show_key(p, "failed-enomem", &stats->failed_enomem);
+	vttm_show_key(p, "failed-other", &stats->failed_other);
+	vttm_show_key(p, "backoffs", &stats->backoffs);
+	vttm_show_key(p, "evictions", &stats->evictions);
+	vttm_show_key(p, "pingpongs", &stats->pingpongs);
+	vttm_show_key(p, "bytes-moved-to-vram", &stats->bytes_moved_to_vram);
+	vttm_show_key(p, "bytes-evicted-by-jobs", &stats->bytes_evicted_by);
+	vttm_show_key(p, "bytes-evicted", &stats->bytes_evicted_from);
+	for (i = 0; i < VTTM_NUM_RESIDENCY; i++) {
+		snprintf(key, sizeof(key), "bytes-evicted-%s", levels[i]);
+		vttm_show_key(p, key, &stats->bytes_evicted_from_level[i]);
+	}
+}
+
+/**
+ * vttm_show_fdinfo - &drm_driver.show_fdinfo: the client's memory and costs
  * @p: Where to print.
  * @file: The client's file.
  *
- * Prints the standard drm-total-* and drm-resident-* keys, per placement.
+ * Prints the standard drm-total-* and drm-resident-* keys, per placement,
+ * and then what the client's jobs cost, as vttm_show_stats() says. The
+ * client's buffers all live under its reservation, which keeps their
+ * resources in place while they are counted; a signal while waiting for
+ * it leaves the memory keys out.
  */
 static void vttm_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct drm_memory_stats stats[ARRAY_SIZE(vttm_region_names)] = {};
+	struct vttm_client *client = file->driver_priv;
 	struct drm_gem_object *obj;
 	unsigned int i;
 	int id;
 
+	if (dma_resv_lock_interruptible(&client->resv, NULL))
+		goto costs;
+
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
-		u32 type = TTM_PL_SYSTEM;
+		struct ttm_resource *res = to_vttm_bo(obj)->tbo.resource;
+		u32 type = res ? res->mem_type : TTM_PL_SYSTEM;
 
-		/* A buffer being moved is counted in system memory. */
-		if (dma_resv_trylock(obj->resv)) {
-			struct ttm_resource *res = to_vttm_bo(obj)->tbo.resource;
-
-			if (res)
-				type = res->mem_type;
-			dma_resv_unlock(obj->resv);
-		}
 		stats[type].private += obj->size;
 		stats[type].resident += obj->size;
 	}
 	spin_unlock(&file->table_lock);
+	dma_resv_unlock(&client->resv);
 
 	for (i = 0; i < ARRAY_SIZE(stats); i++)
 		drm_print_memory_stats(p, &stats[i], DRM_GEM_OBJECT_RESIDENT,
 				       vttm_region_names[i]);
+costs:
+	vttm_show_stats(p, &client->stats);
 }
 
 /**
  * vttm_debugfs_init - &drm_driver.debugfs_init: the device's debugfs files
  * @minor: The primary minor of the device.
  *
- * exec_eviction, a bool, switches exec-aware eviction on and off;
- * residency_levels, a bool, whether buffers' residency levels reach TTM;
+ * exec_eviction, a bool, switches exec-aware eviction on and off, and
+ * residency_levels, a bool, whether buffers' residency levels reach TTM:
+ * the lab's baselines;
  * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
  * periods, which start from TTM's module parameters (0 and 0: no
- * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the host pages
- * behind the device's buffers.
+ * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the
+ * host pages behind the device's buffers.
  */
 static void vttm_debugfs_init(struct drm_minor *minor)
 {

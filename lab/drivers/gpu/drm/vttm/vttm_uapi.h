@@ -23,8 +23,8 @@
  * jobs on them with DRM_IOCTL_VTTM_SUBMIT. A job locks its buffers, moves
  * each into its preferred placement, evicting others if needed, and keeps
  * them busy for a simulated duration. DRM_IOCTL_VTTM_WAIT waits for a
- * buffer's jobs, and DRM_IOCTL_VTTM_STATS reports what the client's jobs
- * cost in migrations and failures.
+ * buffer's jobs. What the client's jobs cost in migrations and failures is
+ * in its fdinfo, in keys that start with vttm-.
  *
  * A client may export a buffer as a dma-buf (DRM_IOCTL_PRIME_HANDLE_TO_FD),
  * to see what exporting costs the exporter; no importer can attach to it.
@@ -38,8 +38,9 @@
 #define DRM_VTTM_BO_CREATE		0x00
 #define DRM_VTTM_SUBMIT			0x01
 #define DRM_VTTM_WAIT			0x02
-#define DRM_VTTM_STATS			0x03
-#define DRM_VTTM_BO_SET_RESIDENCY	0x04
+#define DRM_VTTM_BO_SET_RESIDENCY	0x03
+/* The lab's: see struct drm_vttm_stats. */
+#define DRM_VTTM_STATS			0x04
 
 #define DRM_IOCTL_VTTM_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VTTM_BO_CREATE, struct drm_vttm_bo_create)
@@ -47,11 +48,11 @@
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VTTM_SUBMIT, struct drm_vttm_submit)
 #define DRM_IOCTL_VTTM_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VTTM_WAIT, struct drm_vttm_wait)
-#define DRM_IOCTL_VTTM_STATS \
-	DRM_IOR(DRM_COMMAND_BASE + DRM_VTTM_STATS, struct drm_vttm_stats)
 #define DRM_IOCTL_VTTM_BO_SET_RESIDENCY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VTTM_BO_SET_RESIDENCY, \
 		struct drm_vttm_bo_residency)
+#define DRM_IOCTL_VTTM_STATS \
+	DRM_IOR(DRM_COMMAND_BASE + DRM_VTTM_STATS, struct drm_vttm_stats)
 
 /* The buffer may live in VRAM. */
 #define VTTM_PLACE_VRAM		0x1
@@ -123,7 +124,7 @@ struct drm_vttm_bo_create {
  * Return: 0, -EINVAL for bad arguments or a handle given twice, -ENOENT for
  * an unknown handle, -E2BIG for too many handles, -EFAULT, -ENOMEM when the
  * buffers could not all be placed, -EINTR or -ERESTARTSYS if interrupted.
- * A job that fails runs nothing, and counts in &drm_vttm_stats if its
+ * A job that fails runs nothing, and counts in the client's fdinfo if its
  * arguments were good; buffers it already moved stay where they are.
  */
 struct drm_vttm_submit {
@@ -150,27 +151,40 @@ struct drm_vttm_wait {
 };
 
 /**
- * struct drm_vttm_stats - what a client's jobs cost, since it opened
- * @submits: Out: jobs submitted, failed ones included.
- * @failed_submits: Out: jobs that failed.
- * @failed_enomem: Out: of those, jobs whose buffers could not be placed.
- * @failed_other: Out: of those, jobs that failed otherwise, e.g.
- *	interrupted.
- * @backoffs: Out: times a job backed off on lock contention and retried.
- * @bytes_moved_to_vram: Out: bytes the client's jobs moved into VRAM.
- * @bytes_evicted_by: Out: bytes the client's jobs evicted from VRAM, of
- *	any client's buffers.
- * @bytes_evicted_from: Out: bytes of the client's buffers evicted from
- *	VRAM, by anyone.
- * @evictions: Out: evictions of the client's buffers from VRAM.
- * @pingpongs: Out: times one of the client's buffers moved back into VRAM
- *	within a second of its eviction.
- * @bytes_evicted_from_level: Out: @bytes_evicted_from by the residency
- *	level the client last set for each buffer, including while the
+ * struct drm_vttm_bo_residency - set a buffer's residency level
+ * @handle: In: the buffer.
+ * @level: In: %VTTM_RESIDENCY_MINIMUM to %VTTM_RESIDENCY_MAXIMUM. Every
+ *	buffer starts at %VTTM_RESIDENCY_NORMAL.
+ * Changing the level counts as a use of the buffer.
+ * Return: 0, -EINVAL for a level out of range, -ENOENT for an unknown
+ * handle, -EINTR if interrupted. A call that fails changes nothing.
+ */
+struct drm_vttm_bo_residency {
+	__u32 handle;
+	__u32 level;
+};
+
+/**
+ * struct drm_vttm_stats - the lab's copy of a client's fdinfo figures
+ * @submits: Out: vttm-submits.
+ * @failed_submits: Out: vttm-failed-submits.
+ * @failed_enomem: Out: vttm-failed-enomem.
+ * @failed_other: Out: vttm-failed-other.
+ * @backoffs: Out: vttm-backoffs.
+ * @bytes_moved_to_vram: Out: vttm-bytes-moved-to-vram.
+ * @bytes_evicted_by: Out: vttm-bytes-evicted-by-jobs.
+ * @bytes_evicted_from: Out: vttm-bytes-evicted.
+ * @evictions: Out: vttm-evictions.
+ * @pingpongs: Out: vttm-pingpongs.
+ * @bytes_evicted_from_level: Out: vttm-bytes-evicted-<level>, by
+ *	the level the client last set for each buffer, including while the
  *	debugfs file residency_levels is N.
  * @bytes_used_in_gtt: Out: bytes of buffers that the client's jobs used
  *	where they lay in GTT, each buffer once per job: what a GPU would
  *	read across its link.
+ *
+ * The benchmark reads every client's figures at every frame; one ioctl
+ * does that faster than parsing fdinfo.
  */
 struct drm_vttm_stats {
 	__u64 submits;
@@ -185,23 +199,6 @@ struct drm_vttm_stats {
 	__u64 pingpongs;
 	__u64 bytes_evicted_from_level[VTTM_NUM_RESIDENCY];
 	__u64 bytes_used_in_gtt;
-};
-
-/**
- * struct drm_vttm_bo_residency - set a buffer's residency level
- * @handle: In: the buffer.
- * @level: In: %VTTM_RESIDENCY_MINIMUM to %VTTM_RESIDENCY_MAXIMUM. Every
- *	buffer starts at %VTTM_RESIDENCY_NORMAL.
- * Changing the level counts as a use of the buffer. A level set while the
- * debugfs file residency_levels is N is recorded for &drm_vttm_stats, but
- * TTM puts the buffer at NORMAL, as a kernel without residency levels
- * would; levels set before keep their effect.
- * Return: 0, -EINVAL for a level out of range, -ENOENT for an unknown
- * handle, -EINTR if interrupted. A call that fails changes nothing.
- */
-struct drm_vttm_bo_residency {
-	__u32 handle;
-	__u32 level;
 };
 
 #endif /* _VTTM_UAPI_H_ */

@@ -10,6 +10,158 @@
 
 #include "vttm_util.h"
 
+/* The contention tests: enough clients and buffers to overcommit VRAM 2x. */
+#define CHURN_CLIENTS		4
+#define CHURN_BOS		8
+#define CHURN_MIN_BOS_PER_JOB	2
+#define CHURN_MAX_BOS_PER_JOB	6
+#define CHURN_MIN_JOBS		8
+#define CHURN_MAX_JOBS		400
+#define CHURN_BUDGET_NS		(3 * NSEC_PER_SEC)
+#define CHURN_TIMEOUT_S		90
+
+#define MAX_WORKERS		CHURN_CLIENTS
+
+/*
+ * A worker is a child process with a client of its own. It reports through
+ * shared memory, in a report that starts with a struct worker_error, and
+ * synchronises with the test over two pipes, one byte per message. Workers
+ * never use ASSERT_*(): that would run the fixture's teardown in the child.
+ */
+typedef int (*worker_fn)(const void *plan, void *report, int cmd, int evt);
+
+struct worker {
+	pid_t pid;
+	int cmd;	/* the test writes, the worker reads */
+	int evt;	/* the worker writes, the test reads */
+};
+
+struct workers {
+	struct worker w[MAX_WORKERS];
+	unsigned int count;
+};
+
+/* What every worker reports when it fails before doing its work. */
+struct worker_error {
+	int err;	/* -errno */
+	int line;
+};
+
+#define MSG_READY	'R'
+#define MSG_GO		'G'
+
+static int worker_fail(struct worker_error *e, int err, int line)
+{
+	e->err = err;
+	e->line = line;
+	return 1;
+}
+
+static int msg_send(int fd, char msg)
+{
+	return write(fd, &msg, 1) == 1 ? 0 : -EPIPE;
+}
+
+/* Returns the message, or -EPIPE if the other side has gone. */
+static int msg_recv(int fd)
+{
+	ssize_t n;
+	char msg;
+
+	do {
+		n = read(fd, &msg, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? msg : -EPIPE;
+}
+
+/* Starts @fn in a child process. Returns the worker, or NULL with errno set. */
+static struct worker *worker_start(struct workers *ws, worker_fn fn,
+				   const void *plan, void *report)
+{
+	int down[2], up[2];
+	struct worker *w;
+	pid_t pid;
+
+	if (ws->count == MAX_WORKERS) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	if (pipe(down))
+		return NULL;
+	if (pipe(up)) {
+		close(down[0]);
+		close(down[1]);
+		return NULL;
+	}
+
+	/* A worker that dies must not take the test down with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		return NULL;
+	}
+	if (!pid) {
+		close(down[1]);
+		close(up[0]);
+		_exit(fn(plan, report, down[0], up[1]));
+	}
+
+	close(down[0]);
+	close(up[1]);
+	w = &ws->w[ws->count++];
+	w->pid = pid;
+	w->cmd = down[1];
+	w->evt = up[0];
+	return w;
+}
+
+/* Waits for the worker to exit: its exit code, or -1 if it was killed. */
+static int worker_join(struct worker *w)
+{
+	int status;
+
+	if (w->pid <= 0)
+		return -1;
+	close(w->cmd);
+	close(w->evt);
+	while (waitpid(w->pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			w->pid = 0;
+			return -1;
+		}
+	}
+	w->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Teardown: no worker may outlive its test. */
+static void workers_kill(struct workers *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->count; i++) {
+		if (ws->w[i].pid <= 0)
+			continue;
+		kill(ws->w[i].pid, SIGKILL);
+		worker_join(&ws->w[i]);
+	}
+	ws->count = 0;
+}
+
+static void *shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 struct churn_plan {
 	const struct vttm_dev *dev;
 	__u64 bo_size;
@@ -23,7 +175,7 @@ struct churn_report {
 	__u64 enomem;
 	__u64 other;
 	int other_err;
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 };
 
 static unsigned int xorshift32(unsigned int *state)
@@ -109,45 +261,25 @@ FIXTURE(contention)
 	struct vttm_dev dev;
 	struct workers workers;
 	struct churn_report *reports;
-	char knob[PATH_MAX];
-	struct throttle_knobs throttle;
 };
 
 FIXTURE_SETUP(contention)
 {
+	char why[128];
 	int ret;
 
-	self->knob[0] = '\0';
-	self->throttle.hard[0] = '\0';
-
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, MIN_VRAM_PAGES, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
-				 VTTM_PARAMS, strerror(-ret));
-	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
-		SKIP(return, "vram_size %llu is below %d pages",
-		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 
 	self->reports = shared_alloc(CHURN_CLIENTS * sizeof(*self->reports));
 	ASSERT_NE(NULL, self->reports);
-
-	/* On by default; a failed run of a test may have left it off. */
-	ret = exec_eviction_knob(&self->dev, self->knob, sizeof(self->knob));
-	if (ret == -ENODEV) {
-		self->knob[0] = '\0';
-		return;
-	}
-	ASSERT_EQ(0, ret) TH_LOG("%s: %s", self->knob, strerror(-ret));
-	ASSERT_EQ(0, write_text(self->knob, "Y")) TH_LOG("%s", self->knob);
 }
 
 FIXTURE_TEARDOWN(contention)
 {
 	workers_kill(&self->workers);
-	throttle_knobs_restore(&self->throttle);
-	if (self->knob[0])
-		write_text(self->knob, "Y");
 	if (self->reports)
 		munmap(self->reports, CHURN_CLIENTS * sizeof(*self->reports));
 }
@@ -239,39 +371,6 @@ TEST_F_TIMEOUT(contention, concurrent_clients_overcommitting_vram_never_fail,
 	 * back-offs are a figure, never a condition. KUnit's ttm_bo_exec
 	 * forces the contention that this load may or may not meet.
 	 */
-}
-
-/*
- * With the exec_eviction knob off, validation leaves the job's drm_exec out
- * of TTM's operation context, and lock contention while evicting fails jobs
- * with -ENOMEM. How often depends on timing, so this only reports it, as
- * the figure the test above compares with, and checks what does not: every
- * failure is an -ENOMEM that the device counted as one.
- */
-TEST_F_TIMEOUT(contention, without_exec_eviction_failed_jobs_are_reported,
-	       CHURN_TIMEOUT_S)
-{
-	struct churn_report sum;
-
-	if (!self->knob[0])
-		SKIP(return, "no %s/<minor> (debugfs)", DRI_DEBUGFS);
-	/* 7.3's path: no exec eviction, and no eviction throttle either. */
-	ASSERT_EQ(0, throttle_knobs_get(&self->dev, &self->throttle));
-	ASSERT_EQ(0, set_throttle(&self->throttle, 0, 0));
-	ASSERT_EQ(0, write_text(self->knob, "N"));
-	run_churn(_metadata, &self->dev, &self->workers, self->reports, &sum);
-	ASSERT_EQ(0, write_text(self->knob, "Y"));
-	throttle_knobs_restore(&self->throttle);
-	self->throttle.hard[0] = '\0';
-	TH_LOG("no exec eviction: %llu jobs, %llu failed with ENOMEM",
-	       (unsigned long long)sum.jobs, (unsigned long long)sum.enomem);
-	TH_LOG("no exec eviction: %llu failed otherwise, %llu backoffs",
-	       (unsigned long long)sum.other,
-	       (unsigned long long)sum.stats.backoffs);
-
-	EXPECT_LE((__u64)CHURN_CLIENTS * CHURN_MIN_JOBS, sum.jobs);
-	EXPECT_EQ(0ULL, sum.other);
-	EXPECT_EQ(sum.enomem, sum.stats.failed_enomem);
 }
 
 TEST_HARNESS_MAIN

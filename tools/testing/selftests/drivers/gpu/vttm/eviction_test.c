@@ -18,17 +18,14 @@ FIXTURE(eviction)
 
 FIXTURE_SETUP(eviction)
 {
+	char why[128];
 	int ret;
 
 	self->fd = -1;
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, MIN_VRAM_PAGES, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
-				 VTTM_PARAMS, strerror(-ret));
-	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
-		SKIP(return, "vram_size %llu is below %d pages",
-		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 
 	self->fd = vttm_open(&self->dev);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev.path,
@@ -47,7 +44,7 @@ TEST_F_TIMEOUT(eviction,
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 4);
 	__u64 total = 8 * size;
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 handles[8];
 	unsigned int i;
 
@@ -77,7 +74,7 @@ TEST_F_TIMEOUT(eviction,
 TEST_F(eviction, job_needing_more_than_vram_fails_with_enomem)
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 handles[2];
 
 	ASSERT_EQ(0, bo_create_many(self->fd, size, VTTM_PLACE_VRAM,
@@ -98,7 +95,7 @@ TEST_F(eviction, job_needing_more_than_vram_fails_with_enomem)
 TEST_F(eviction, buffers_that_allow_gtt_fall_back_to_it_when_vram_is_full)
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 handles[2];
 
 	if (self->dev.gtt_size < size)
@@ -122,7 +119,7 @@ TEST_F(eviction, buffers_that_allow_gtt_fall_back_to_it_when_vram_is_full)
 TEST_F(eviction, buffers_that_allow_gtt_evict_idle_ones_before_falling_back)
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 5);
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 idle, h;
 	int other;
 
@@ -144,7 +141,7 @@ TEST_F(eviction, buffers_that_allow_gtt_evict_idle_ones_before_falling_back)
 TEST_F(eviction, least_recently_used_client_is_evicted_first)
 {
 	__u64 size = pages_down(&self->dev, self->dev.vram_size / 8 * 3);
-	struct drm_vttm_stats old, recent, third;
+	struct vttm_stats old, recent, third;
 	__u32 h_old, h_recent, h;
 	int fd_old, fd_recent;
 
@@ -191,7 +188,7 @@ TEST_F_TIMEOUT(eviction, buffer_fits_in_free_vram_that_is_not_contiguous,
 {
 	__u64 piece = pages_down(&self->dev, self->dev.vram_size / PIECES);
 	__u32 handles[2][PIECES / 2], h;
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	int fds[2] = { self->fd };
 	unsigned int i;
 
@@ -232,7 +229,7 @@ TEST_F_TIMEOUT(eviction,
 	__u64 page = self->dev.page_size;
 	__u64 filler = pages_down(&self->dev, self->dev.vram_size) - page;
 	__u64 start, elapsed, pingpongs;
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 fx[2], fy[2];
 	bool x_checked;
 

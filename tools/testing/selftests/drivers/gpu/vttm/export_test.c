@@ -88,14 +88,15 @@ FIXTURE(export)
 
 FIXTURE_SETUP(export)
 {
+	char why[128];
 	__u64 bytes;
 	int ret;
 
 	self->fd = -1;
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, 0, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 	ret = host_memory(&self->dev, &bytes);
 	if (ret == -ENODEV)
 		SKIP(return, "no %s/<minor> (debugfs)", DRI_DEBUGFS);

@@ -9,6 +9,67 @@
 
 #include "vttm_util.h"
 
+#define TRACING			"/sys/kernel/tracing"
+/* A trace instance of the tests' own: an empty buffer, default options. */
+#define TRACE_INSTANCE		TRACING "/instances/vttm_test"
+/* A period no test outlasts. */
+#define THROTTLE_LONG_MS	600000
+
+/*
+ * The device's eviction throttle periods, in its debugfs files
+ * throttle_hard_ms and throttle_soft_ms; they apply at once, so a test
+ * steps from hard to soft throttle by setting them, and never waits on the
+ * clock.
+ */
+struct throttle_knobs {
+	char hard[PATH_MAX];
+	char soft[PATH_MAX];
+	char saved_hard[32];
+	char saved_soft[32];
+};
+
+/* Finds and saves the periods: 0, or -errno if they are not there. */
+static int throttle_knobs_get(const struct vttm_dev *dev,
+			      struct throttle_knobs *k)
+{
+	int ret;
+
+	ret = debugfs_file(dev, "throttle_hard_ms", R_OK | W_OK, k->hard,
+			   sizeof(k->hard));
+	if (!ret)
+		ret = debugfs_file(dev, "throttle_soft_ms", R_OK | W_OK,
+				   k->soft, sizeof(k->soft));
+	if (!ret && read_text(k->hard, k->saved_hard, sizeof(k->saved_hard)) < 0)
+		ret = -EIO;
+	if (!ret && read_text(k->soft, k->saved_soft, sizeof(k->saved_soft)) < 0)
+		ret = -EIO;
+	if (ret)
+		k->hard[0] = '\0';
+	return ret;
+}
+
+static int set_throttle(const struct throttle_knobs *k, unsigned int hard_ms,
+			unsigned int soft_ms)
+{
+	char text[32];
+	int ret;
+
+	snprintf(text, sizeof(text), "%u", hard_ms);
+	ret = write_text(k->hard, text);
+	if (ret)
+		return ret;
+	snprintf(text, sizeof(text), "%u", soft_ms);
+	return write_text(k->soft, text);
+}
+
+static void throttle_knobs_restore(const struct throttle_knobs *k)
+{
+	if (!k->hard[0])
+		return;
+	write_text(k->hard, k->saved_hard);
+	write_text(k->soft, k->saved_soft);
+}
+
 FIXTURE(throttle)
 {
 	struct vttm_dev dev;
@@ -18,18 +79,15 @@ FIXTURE(throttle)
 
 FIXTURE_SETUP(throttle)
 {
+	char why[128];
 	int ret;
 
 	self->fd = -1;
 	self->knobs.hard[0] = '\0';
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, MIN_VRAM_PAGES, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
-				 VTTM_PARAMS, strerror(-ret));
-	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
-		SKIP(return, "vram_size %llu is below %d pages",
-		     (unsigned long long)self->dev.vram_size, MIN_VRAM_PAGES);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 	ret = throttle_knobs_get(&self->dev, &self->knobs);
 	if (ret == -ENODEV)
 		SKIP(return, "no %s/<minor> (debugfs)", DRI_DEBUGFS);
@@ -69,7 +127,7 @@ static int take_vram_from_another_client(struct __test_metadata *_metadata,
 	return fd;
 }
 
-static __u64 resident_vram(struct __test_metadata *_metadata, int fd)
+static __u64 resident_vram(int fd)
 {
 	return fdinfo_size(fd, "drm-resident-vram");
 }
@@ -95,21 +153,21 @@ static void refill_after_eviction(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_BOTH, &h));
 	ASSERT_EQ(0, submit(self->fd, &h, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, h));
-	ASSERT_EQ(size, resident_vram(_metadata, self->fd));
+	ASSERT_EQ(size, resident_vram(self->fd));
 
 	other = take_vram_from_another_client(_metadata, &self->dev);
 	ASSERT_LE(0, other);
 	close(other);
-	ASSERT_EQ(0ULL, resident_vram(_metadata, self->fd));
+	ASSERT_EQ(0ULL, resident_vram(self->fd));
 
 	ASSERT_EQ(0, submit(self->fd, &h, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, h));
-	*first = resident_vram(_metadata, self->fd);
+	*first = resident_vram(self->fd);
 
 	ASSERT_EQ(0, set_throttle(&self->knobs, 0, soft_ms));
 	ASSERT_EQ(0, submit(self->fd, &h, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, h));
-	*later = resident_vram(_metadata, self->fd);
+	*later = resident_vram(self->fd);
 }
 
 TEST_F_TIMEOUT(throttle, hard_throttle_keeps_gtt_buffers_out_of_free_vram,
@@ -150,7 +208,7 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 				 __u64 *lost_to_x)
 {
 	__u64 half = pages_down(&self->dev, self->dev.vram_size / 2);
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 x, y;
 	int other;
 
@@ -225,7 +283,7 @@ static bool trace_has(const char *trace, const char *event,
 	return false;
 }
 
-static __u64 client_id(struct __test_metadata *_metadata, int fd)
+static __u64 client_id(int fd)
 {
 	return fdinfo_size(fd, "drm-client-id");
 }
@@ -249,8 +307,8 @@ TEST_F_TIMEOUT(throttle, tracepoints_report_eviction_and_throttle,
 				  THROTTLE_LONG_MS));
 	other = vttm_open(&self->dev);
 	ASSERT_LE(0, other);
-	victim_id = client_id(_metadata, self->fd);
-	evictor_id = client_id(_metadata, other);
+	victim_id = client_id(self->fd);
+	evictor_id = client_id(other);
 	ASSERT_NE(victim_id, evictor_id);
 
 	ASSERT_EQ(0, bo_create(self->fd, size, VTTM_PLACE_BOTH, &h));

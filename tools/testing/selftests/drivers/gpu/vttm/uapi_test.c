@@ -10,6 +10,27 @@
 
 #include "vttm_util.h"
 
+/*
+ * Checks that @call fails with @err and leaves the client's stats as they
+ * were, apart from counting a failed job. @fmt and the rest describe the
+ * case.
+ */
+#define EXPECT_REJECTED(fd, err, call, fmt, ...) do {			\
+	struct vttm_stats rej_before, rej_after;			\
+	int rej_fd = (fd);						\
+	char rej_case[128];						\
+									\
+	snprintf(rej_case, sizeof(rej_case), fmt, ##__VA_ARGS__);	\
+	ASSERT_EQ(0, get_stats(rej_fd, &rej_before));			\
+	EXPECT_EQ(err, call) TH_LOG("%s", rej_case);			\
+	ASSERT_EQ(0, get_stats(rej_fd, &rej_after));			\
+	EXPECT_TRUE(no_job_effects(&rej_before, &rej_after))		\
+		TH_LOG("%s: stats changed, %llu bytes moved in",	\
+		       rej_case, (unsigned long long)			\
+		       (rej_after.bytes_moved_to_vram -			\
+			rej_before.bytes_moved_to_vram));		\
+} while (0)
+
 FIXTURE(uapi)
 {
 	struct vttm_dev dev;
@@ -18,17 +39,14 @@ FIXTURE(uapi)
 
 FIXTURE_SETUP(uapi)
 {
+	char why[128];
 	int ret;
 
 	self->fd = -1;
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, 16, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret) TH_LOG("cannot read %s/{vram,gtt}_size: %s",
-				 VTTM_PARAMS, strerror(-ret));
-	if (self->dev.vram_size < 16 * self->dev.page_size)
-		SKIP(return, "vram_size %llu is below 16 pages",
-		     (unsigned long long)self->dev.vram_size);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 
 	self->fd = vttm_open(&self->dev);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->dev.path,
@@ -43,7 +61,7 @@ FIXTURE_TEARDOWN(uapi)
 
 TEST_F(uapi, new_client_has_zero_stats)
 {
-	struct drm_vttm_stats stats, zero = { 0 };
+	struct vttm_stats stats, zero = { 0 };
 
 	ASSERT_EQ(0, get_stats(self->fd, &stats));
 	EXPECT_EQ(0, memcmp(&stats, &zero, sizeof(stats)));
@@ -223,7 +241,7 @@ TEST_F(uapi, submit_of_more_than_max_bos_is_e2big_and_of_max_bos_succeeds)
 {
 	const unsigned int n = VTTM_SUBMIT_MAX_BOS + 1;
 	__u64 bytes = (__u64)VTTM_SUBMIT_MAX_BOS * self->dev.page_size;
-	struct drm_vttm_stats before, after;
+	struct vttm_stats before, after;
 	__u32 *handles;
 
 	handles = calloc(n, sizeof(*handles));
@@ -471,7 +489,7 @@ TEST_F(uapi, wait_on_never_submitted_buffer_returns_at_once)
 TEST_F(uapi, good_submit_moves_its_buffers_into_vram)
 {
 	__u64 page = self->dev.page_size;
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	__u32 handles[2];
 
 	/* Sizes round up to a page: 3 and 6 pages. */
@@ -540,7 +558,7 @@ TEST_F(uapi, job_of_zero_duration_is_accepted)
 
 TEST_F(uapi, stats_are_per_client)
 {
-	struct drm_vttm_stats stats, zero = { 0 };
+	struct vttm_stats stats, zero = { 0 };
 	int other;
 	__u32 h;
 
@@ -610,7 +628,7 @@ TEST_F(uapi, create_contiguous_outside_vram_alone_is_einval)
 TEST_F(uapi, vram_of_a_client_closed_with_a_job_running_is_freed_after_it)
 {
 	__u64 vram = pages_down(&self->dev, self->dev.vram_size);
-	struct drm_vttm_stats stats;
+	struct vttm_stats stats;
 	int other;
 	__u32 h;
 
@@ -625,6 +643,8 @@ TEST_F(uapi, vram_of_a_client_closed_with_a_job_running_is_freed_after_it)
 	EXPECT_EQ(0, bo_wait(self->fd, h));
 	ASSERT_EQ(0, get_stats(self->fd, &stats));
 	EXPECT_EQ(vram, stats.bytes_moved_to_vram);
+	/* Not even evicted: the closed client's buffer was freed. */
+	EXPECT_EQ(0ULL, stats.bytes_evicted_by);
 	EXPECT_EQ(0ULL, stats.failed_submits);
 }
 

@@ -3,6 +3,8 @@
  * What vttm's test programs share; see vttm_util.h.
  */
 
+#include <ctype.h>
+
 #include "vttm_util.h"
 
 bool fd_is_vttm(int fd)
@@ -22,7 +24,7 @@ bool fd_is_vttm(int fd)
 }
 
 /* Finds the vttm node, preferring a render node; -ENODEV if there is none. */
-int vttm_find_node(struct vttm_dev *dev)
+static int vttm_find_node(struct vttm_dev *dev)
 {
 	static const char * const prefixes[] = { "render", "card" };
 	struct dirent *de;
@@ -112,7 +114,7 @@ int parse_u64(const char *text, __u64 *val)
 	return 0;
 }
 
-int read_param(const char *name, __u64 *val)
+static int read_param(const char *name, __u64 *val)
 {
 	char path[128], buf[32];
 	ssize_t len;
@@ -148,6 +150,32 @@ int vttm_probe(struct vttm_dev *dev)
 	return ret == -ENODEV ? -ENOENT : ret;
 }
 
+/*
+ * vttm_probe() for a fixture: 0; -ENODEV, to skip, without a vttm device or
+ * with VRAM below @min_pages; another error, to fail, if the device's
+ * parameters can't be read. @why says which, in @size bytes.
+ */
+int vttm_probe_min(struct vttm_dev *dev, unsigned int min_pages,
+		   char *why, size_t size)
+{
+	int ret = vttm_probe(dev);
+
+	if (ret == -ENODEV)
+		snprintf(why, size, "vttm device not found (CONFIG_DRM_VTTM)");
+	else if (ret == -ENOENT)
+		snprintf(why, size, "vttm is loaded, but shows no device node or no %s",
+			 VTTM_PARAMS);
+	else if (ret)
+		snprintf(why, size, "cannot read %s/{vram,gtt}_size: %s",
+			 VTTM_PARAMS, strerror(-ret));
+	else if (dev->vram_size < (__u64)min_pages * dev->page_size)
+		snprintf(why, size, "vram_size %llu is below %u pages",
+			 (unsigned long long)dev->vram_size, min_pages);
+	else
+		return 0;
+	return ret ? ret : -ENODEV;
+}
+
 int vttm_open(const struct vttm_dev *dev)
 {
 	int fd = open(dev->path, O_RDWR | O_CLOEXEC);
@@ -173,55 +201,6 @@ int debugfs_file(const struct vttm_dev *dev, const char *name,
 		return -ENODEV;
 	snprintf(path, size, "%s/%u/%s", DRI_DEBUGFS, minor(st.st_rdev), name);
 	return access(path, mode) ? -errno : 0;
-}
-
-/* The debugfs file that switches exec-aware eviction on and off. */
-int exec_eviction_knob(const struct vttm_dev *dev, char *path,
-		       size_t size)
-{
-	return debugfs_file(dev, "exec_eviction", R_OK | W_OK, path, size);
-}
-
-/* Finds and saves the periods: 0, or -errno if they are not there. */
-int throttle_knobs_get(const struct vttm_dev *dev,
-		       struct throttle_knobs *k)
-{
-	int ret;
-
-	ret = debugfs_file(dev, "throttle_hard_ms", R_OK | W_OK, k->hard,
-			   sizeof(k->hard));
-	if (!ret)
-		ret = debugfs_file(dev, "throttle_soft_ms", R_OK | W_OK,
-				   k->soft, sizeof(k->soft));
-	if (!ret && read_text(k->hard, k->saved_hard, sizeof(k->saved_hard)) < 0)
-		ret = -EIO;
-	if (!ret && read_text(k->soft, k->saved_soft, sizeof(k->saved_soft)) < 0)
-		ret = -EIO;
-	if (ret)
-		k->hard[0] = '\0';
-	return ret;
-}
-
-int set_throttle(const struct throttle_knobs *k, unsigned int hard_ms,
-		 unsigned int soft_ms)
-{
-	char text[32];
-	int ret;
-
-	snprintf(text, sizeof(text), "%u", hard_ms);
-	ret = write_text(k->hard, text);
-	if (ret)
-		return ret;
-	snprintf(text, sizeof(text), "%u", soft_ms);
-	return write_text(k->soft, text);
-}
-
-void throttle_knobs_restore(const struct throttle_knobs *k)
-{
-	if (!k->hard[0])
-		return;
-	write_text(k->hard, k->saved_hard);
-	write_text(k->soft, k->saved_soft);
 }
 
 /* @size rounded down to a whole number of pages. */
@@ -316,10 +295,79 @@ int bo_wait_all(int fd, const __u32 *handles, unsigned int count)
 	return 0;
 }
 
-int get_stats(int fd, struct drm_vttm_stats *stats)
+/* The vttm-* keys of the client's fdinfo, and where struct vttm_stats has each. */
+static const struct {
+	const char *key;
+	size_t offset;
+} stats_keys[] = {
+	{ "vttm-submits", offsetof(struct vttm_stats, submits) },
+	{ "vttm-failed-submits", offsetof(struct vttm_stats, failed_submits) },
+	{ "vttm-failed-enomem", offsetof(struct vttm_stats, failed_enomem) },
+	{ "vttm-failed-other", offsetof(struct vttm_stats, failed_other) },
+	{ "vttm-backoffs", offsetof(struct vttm_stats, backoffs) },
+	{ "vttm-evictions", offsetof(struct vttm_stats, evictions) },
+	{ "vttm-pingpongs", offsetof(struct vttm_stats, pingpongs) },
+	{ "vttm-bytes-moved-to-vram",
+	  offsetof(struct vttm_stats, bytes_moved_to_vram) },
+	{ "vttm-bytes-evicted-by-jobs",
+	  offsetof(struct vttm_stats, bytes_evicted_by) },
+	{ "vttm-bytes-evicted",
+	  offsetof(struct vttm_stats, bytes_evicted_from) },
+#define LEVEL_KEY(name, level) \
+	{ "vttm-bytes-evicted-" name, \
+	  offsetof(struct vttm_stats, bytes_evicted_from_level[level]) }
+	LEVEL_KEY("minimum", VTTM_RESIDENCY_MINIMUM),
+	LEVEL_KEY("low", VTTM_RESIDENCY_LOW),
+	LEVEL_KEY("normal", VTTM_RESIDENCY_NORMAL),
+	LEVEL_KEY("high", VTTM_RESIDENCY_HIGH),
+	LEVEL_KEY("maximum", VTTM_RESIDENCY_MAXIMUM),
+#undef LEVEL_KEY
+};
+
+/* The client's whole fdinfo: its length, or -errno; -E2BIG if cut short. */
+static ssize_t read_fdinfo(int fd, char *buf, size_t size)
 {
+	char path[64];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	len = read_text(path, buf, size);
+	return len == (ssize_t)size - 1 ? -E2BIG : len;
+}
+
+/*
+ * Reads what the client's jobs cost from its fdinfo: 0, -errno if fdinfo
+ * can't be read, or -ENOKEY if a key is missing or is no number.
+ */
+int get_stats(int fd, struct vttm_stats *stats)
+{
+	char buf[FDINFO_SIZE], *line, *next, *value;
+	__u64 found = 0;
+	unsigned int i;
+	ssize_t len;
+
 	memset(stats, 0, sizeof(*stats));
-	return vttm_ioctl(fd, DRM_IOCTL_VTTM_STATS, stats);
+	len = read_fdinfo(fd, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (line = strtok_r(buf, "\n", &next); line;
+	     line = strtok_r(NULL, "\n", &next)) {
+		value = strchr(line, ':');
+		if (!value)
+			continue;
+		*value++ = '\0';
+		value += strspn(value, " \t");
+		for (i = 0; i < ARRAY_SIZE(stats_keys); i++) {
+			if (strcmp(line, stats_keys[i].key))
+				continue;
+			if (!isdigit((unsigned char)*value) ||
+			    parse_u64(value, (__u64 *)((char *)stats +
+						      stats_keys[i].offset)))
+				return -ENOKEY;
+			found |= 1ull << i;
+		}
+	}
+	return found == (1ull << ARRAY_SIZE(stats_keys)) - 1 ? 0 : -ENOKEY;
 }
 
 int gem_close(int fd, __u32 handle)
@@ -335,15 +383,14 @@ int gem_close(int fd, __u32 handle)
  */
 __u64 fdinfo_size(int fd, const char *key)
 {
-	char path[64], buf[4096], *line, *end;
+	char buf[FDINFO_SIZE], *line, *end;
 	size_t klen = strlen(key);
 	unsigned long long val;
 	ssize_t len;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	len = read_text(path, buf, sizeof(buf));
+	len = read_fdinfo(fd, buf, sizeof(buf));
 	if (len < 0)
-		ksft_print_msg("%s: %s\n", path, strerror(-len));
+		ksft_print_msg("fdinfo of fd %d: %s\n", fd, strerror(-len));
 	for (line = len > 0 ? buf : NULL; line; line = strchr(line, '\n')) {
 		line += *line == '\n';
 		if (strncmp(line, key, klen) || line[klen] != ':')
@@ -355,7 +402,7 @@ __u64 fdinfo_size(int fd, const char *key)
 			val <<= 20;
 		return val;
 	}
-	ksft_print_msg("no %s in %s\n", key, path);
+	ksft_print_msg("no %s in the fdinfo of fd %d\n", key, fd);
 	return UINT64_MAX;
 }
 
@@ -383,8 +430,8 @@ __u64 now_ns(void)
 }
 
 /* Whether a failed call left no trace: nothing moved, evicted or ran. */
-bool no_job_effects(const struct drm_vttm_stats *before,
-		    const struct drm_vttm_stats *after)
+bool no_job_effects(const struct vttm_stats *before,
+		    const struct vttm_stats *after)
 {
 	/* Whether a rejected job counts as failed is left open: none ran. */
 	return before->bytes_moved_to_vram == after->bytes_moved_to_vram &&
@@ -396,116 +443,4 @@ bool no_job_effects(const struct drm_vttm_stats *before,
 	       before->failed_enomem == after->failed_enomem &&
 	       before->submits - before->failed_submits ==
 	       after->submits - after->failed_submits;
-}
-
-int worker_fail(struct worker_error *e, int err, int line)
-{
-	e->err = err;
-	e->line = line;
-	return 1;
-}
-
-int msg_send(int fd, char msg)
-{
-	return write(fd, &msg, 1) == 1 ? 0 : -EPIPE;
-}
-
-/* Returns the message, or -EPIPE if the other side has gone. */
-int msg_recv(int fd)
-{
-	ssize_t n;
-	char msg;
-
-	do {
-		n = read(fd, &msg, 1);
-	} while (n < 0 && errno == EINTR);
-	return n == 1 ? msg : -EPIPE;
-}
-
-/* Starts @fn in a child process. Returns the worker, or NULL with errno set. */
-struct worker *worker_start(struct workers *ws, worker_fn fn,
-			    const void *plan, void *report)
-{
-	int down[2], up[2];
-	struct worker *w;
-	pid_t pid;
-
-	if (ws->count == MAX_WORKERS) {
-		errno = ENOSPC;
-		return NULL;
-	}
-	if (pipe(down))
-		return NULL;
-	if (pipe(up)) {
-		close(down[0]);
-		close(down[1]);
-		return NULL;
-	}
-
-	/* A worker that dies must not take the test down with SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		close(down[0]);
-		close(down[1]);
-		close(up[0]);
-		close(up[1]);
-		return NULL;
-	}
-	if (!pid) {
-		close(down[1]);
-		close(up[0]);
-		_exit(fn(plan, report, down[0], up[1]));
-	}
-
-	close(down[0]);
-	close(up[1]);
-	w = &ws->w[ws->count++];
-	w->pid = pid;
-	w->cmd = down[1];
-	w->evt = up[0];
-	return w;
-}
-
-/* Waits for the worker to exit: its exit code, or -1 if it was killed. */
-int worker_join(struct worker *w)
-{
-	int status;
-
-	if (w->pid <= 0)
-		return -1;
-	close(w->cmd);
-	close(w->evt);
-	while (waitpid(w->pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			w->pid = 0;
-			return -1;
-		}
-	}
-	w->pid = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* Teardown: no worker may outlive its test. */
-void workers_kill(struct workers *ws)
-{
-	unsigned int i;
-
-	for (i = 0; i < ws->count; i++) {
-		if (ws->w[i].pid <= 0)
-			continue;
-		kill(ws->w[i].pid, SIGKILL);
-		worker_join(&ws->w[i]);
-	}
-	ws->count = 0;
-}
-
-void *shared_alloc(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }

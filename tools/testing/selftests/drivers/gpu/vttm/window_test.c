@@ -56,7 +56,7 @@ static __u64 contiguous_evicts(struct __test_metadata *_metadata,
 			       const struct vttm_dev *dev, __u64 slot,
 			       __u64 size)
 {
-	struct drm_vttm_stats before, after;
+	struct vttm_stats before, after;
 	unsigned int n = dev->vram_size / slot;
 	__u32 *handles, h;
 	int fd;
@@ -88,15 +88,14 @@ FIXTURE(window)
 
 FIXTURE_SETUP(window)
 {
+	char why[128];
 	int ret;
 
 	self->saved[0] = '\0';
-	ret = vttm_probe(&self->dev);
+	ret = vttm_probe_min(&self->dev, MIN_VRAM_PAGES, why, sizeof(why));
 	if (ret == -ENODEV)
-		SKIP(return, "vttm device not found (CONFIG_DRM_VTTM)");
-	ASSERT_EQ(0, ret);
-	if (self->dev.vram_size < MIN_VRAM_PAGES * self->dev.page_size)
-		SKIP(return, "vram_size below %d pages", MIN_VRAM_PAGES);
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 	ASSERT_LT(0, read_text(EVICT_WINDOW_PARAM, self->saved,
 			       sizeof(self->saved)))
 		TH_LOG("no %s: no contiguity-aware eviction", EVICT_WINDOW_PARAM);

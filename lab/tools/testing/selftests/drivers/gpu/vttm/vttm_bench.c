@@ -500,6 +500,7 @@ static void stats_sub(struct drm_vttm_stats *d,
 	for (i = 0; i < VTTM_NUM_RESIDENCY; i++)
 		d->bytes_evicted_from_level[i] = a->bytes_evicted_from_level[i] -
 						 b->bytes_evicted_from_level[i];
+	d->bytes_used_in_gtt = a->bytes_used_in_gtt - b->bytes_used_in_gtt;
 }
 
 static __u64 stats_migrated(const struct drm_vttm_stats *st)
