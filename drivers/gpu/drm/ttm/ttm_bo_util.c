@@ -1083,7 +1083,7 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 			break;
 
 		bo = res->bo;
-		/* lru_lock keeps @res on the LRU, and so @bo alive. */
+		/* Under lru_lock @bo is not freed yet, though maybe unreferenced. */
 		if (arg->range &&
 		    !ttm_resource_intersects(bo->bdev, res, arg->range,
 					     bo->base.size))
