@@ -282,6 +282,12 @@ struct ttm_lru_walk_arg {
 	 */
 	const struct ttm_place *range;
 	/**
+	 * @range_left: With @range, how many of its resources the walk has
+	 * yet to visit; it ends at 0. The caller sets it to the number of
+	 * resources in @range, and the walk counts it down.
+	 */
+	unsigned int range_left;
+	/**
 	 * @busy: The first resource of @range whose BO a trylock could not
 	 * get, a walk that only trylocks skipping it; only compared, never
 	 * dereferenced. The walk only sets it; its caller zeroes it.

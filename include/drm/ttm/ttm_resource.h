@@ -186,11 +186,14 @@ struct ttm_evict_window_request {
  * @start: Its first byte, as an offset into the manager.
  * @size: Its size in bytes.
  * @cost: The sum of ttm_evict_window_cost() over the resources in it.
+ * @resources: The number of resources in it, each counted once: eviction
+ *	stops looking for them once it has seen as many.
  */
 struct ttm_evict_window {
 	u64 start;
 	u64 size;
 	u64 cost;
+	unsigned int resources;
 };
 
 struct ttm_resource_manager_func {
@@ -282,7 +285,7 @@ struct ttm_resource_manager_func {
 	 *
 	 * @man: Pointer to a memory type manager.
 	 * @req: A contiguous allocation that found no room in @man.
-	 * @window: Set to the range chosen.
+	 * @window: Set to the range chosen, every field.
 	 *
 	 * Optional. Chooses the range of @man that is cheapest to free for
 	 * @req, pricing each resource in it with ttm_evict_window_cost();

@@ -721,14 +721,18 @@ static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
 	}
 }
 
-static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
+/*
+ * Whether the eviction walk takes @bo, which it holds locked: not if the
+ * dmem cgroups protect it from this allocation, if it is pinned, or if the
+ * driver refuses it. With @check, for a check ahead of the eviction, the
+ * driver is asked through its eviction_check, if it has one.
+ */
+static bool ttm_bo_evict_walk_takes(struct ttm_bo_evict_walk *evict_walk,
+				    struct ttm_buffer_object *bo, bool check)
 {
-	struct ttm_bo_evict_walk *evict_walk =
-		container_of(walk, typeof(*evict_walk), walk);
+	const struct ttm_device_funcs *funcs = bo->bdev->funcs;
 	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
-	s64 bo_size = bo->base.size;
 	bool evict_valuable;
-	s64 lret;
 
 	/*
 	 * If may_try_low is not set, then we're trying to evict unprotected
@@ -739,7 +743,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	 */
 	if (!evict_walk->alloc_state->may_try_low &&
 			bo->resource->css == evict_walk->alloc_state->charge_pool)
-		return 0;
+		return false;
 
 	limit_pool = evict_walk->alloc_state->limit_pool;
 	/*
@@ -768,7 +772,7 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 		dmem_cgroup_pool_state_put(ancestor);
 
 	if (!evict_valuable)
-		return 0;
+		return false;
 
 	/*
 	 * evict_walk->place is NULL in cgroup drain mode.  Drivers'
@@ -776,8 +780,21 @@ static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *
 	 * as "any placement": the TTM base implementation already does so via
 	 * ttm_resource_intersects().
 	 */
-	if (bo->pin_count ||
-	    !bo->bdev->funcs->eviction_valuable(bo, evict_walk->victims))
+	if (bo->pin_count)
+		return false;
+	if (check && funcs->eviction_check)
+		return funcs->eviction_check(bo, evict_walk->victims);
+	return funcs->eviction_valuable(bo, evict_walk->victims);
+}
+
+static s64 ttm_bo_evict_cb(struct ttm_lru_walk *walk, struct ttm_buffer_object *bo)
+{
+	struct ttm_bo_evict_walk *evict_walk =
+		container_of(walk, typeof(*evict_walk), walk);
+	s64 bo_size = bo->base.size;
+	s64 lret;
+
+	if (!ttm_bo_evict_walk_takes(evict_walk, bo, false))
 		return 0;
 
 	if (bo->deleted) {
@@ -812,23 +829,18 @@ static const struct ttm_lru_walk_ops ttm_evict_walk_ops = {
 };
 
 /*
- * Ask the driver about each BO in a range before any is evicted: one it
- * refuses would lose the range after the others had gone. 1 ends the walk.
+ * Ask about each BO in a range what the eviction will ask, before any is
+ * evicted: one that the cgroups protect or the driver refuses would lose
+ * the range after the others had gone. The walk visits only the range's
+ * BOs. 1 ends the walk.
  */
 static s64 ttm_bo_evict_window_check_cb(struct ttm_lru_walk *walk,
 					struct ttm_buffer_object *bo)
 {
 	struct ttm_bo_evict_walk *evict_walk =
 		container_of(walk, typeof(*evict_walk), walk);
-	const struct ttm_device_funcs *funcs = bo->bdev->funcs;
-	const struct ttm_place *window = evict_walk->victims;
 
-	if (!ttm_resource_intersects(bo->bdev, bo->resource, window,
-				     bo->base.size))
-		return 0;
-	if (!bo->pin_count &&
-	    (funcs->eviction_check ? funcs->eviction_check(bo, window) :
-				     funcs->eviction_valuable(bo, window)))
+	if (ttm_bo_evict_walk_takes(evict_walk, bo, true))
 		return 0;
 
 	evict_walk->refused = bo->resource;
@@ -927,6 +939,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 
 		evict_walk->refused = NULL;
 		evict_walk->walk.arg.range = &window;
+		evict_walk->walk.arg.range_left = found.resources;
 		evict_walk->walk.arg.busy = NULL;
 		evict_walk->walk.ops = &ttm_evict_window_check_ops;
 		lret = ttm_lru_walk_for_evict(&evict_walk->walk, man->bdev, man,
@@ -940,6 +953,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 			evict_walk->refused = evict_walk->walk.arg.busy;
 
 		if (!evict_walk->refused) {
+			evict_walk->walk.arg.range_left = found.resources;
 			lret = ttm_lru_walk_for_evict(&evict_walk->walk,
 						      man->bdev, man, 1);
 			break;

@@ -1073,6 +1073,11 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 		int mem_type, ret = 0;
 		bool bo_locked = false;
 
+		/* The resources of @arg->range have all been visited. */
+		if (arg->range && !arg->range_left) {
+			res = NULL;
+			break;
+		}
 		if (first) {
 			res = ttm_resource_manager_first(&curs->res_curs);
 			first = false;
@@ -1084,10 +1089,12 @@ __ttm_bo_lru_cursor_next(struct ttm_bo_lru_cursor *curs)
 
 		bo = res->bo;
 		/* Under lru_lock @bo is not freed yet, though maybe unreferenced. */
-		if (arg->range &&
-		    !ttm_resource_intersects(bo->bdev, res, arg->range,
-					     bo->base.size))
-			continue;
+		if (arg->range) {
+			if (!ttm_resource_intersects(bo->bdev, res, arg->range,
+						     bo->base.size))
+				continue;
+			arg->range_left--;
+		}
 		if (ttm_lru_walk_trylock(curs, bo)) {
 			bo_locked = true;
 		} else if ((!arg->ticket && !arg->sleeping_lock) ||

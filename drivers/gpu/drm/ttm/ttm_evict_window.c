@@ -19,41 +19,44 @@
  *
  * A contiguous allocation, a scanout buffer say, can fail in a manager
  * that has room but no free range large enough. Eviction in LRU order then
- * frees memory all over the manager until a range happens to come free:
- * up to all of it, for one buffer. Instead, TTM first asks the manager for
+ * frees memory all over the manager until a range happens to come free: up
+ * to all of it, for one buffer. Instead, TTM first asks the manager for
  * the range cheapest to free (&ttm_resource_manager_func.evict_window).
  * The manager's allocator knows where such an allocation can go, and
  * prices each resource there with ttm_evict_window_cost(). Eviction then
  * takes, in LRU order, only the buffers that intersect that range,
  * retrying the allocation after each; buffers outside it are not even
- * locked. It only trylocks them, rather than wait or back off on one: a
- * buffer in the range that another holds loses the range before anything
- * is evicted, as a buffer the driver refuses does.
+ * locked, and the walk ends once it has seen as many resources as the
+ * manager counted in the range. It only trylocks them, rather than wait or
+ * back off on one: a buffer in the range that another holds loses the
+ * range before anything is evicted, as a buffer the driver refuses does.
  *
  * The search cannot ask the driver, whose
- * &ttm_device_funcs.eviction_valuable needs the buffer's reservation, so
- * eviction asks it about every buffer in the range before evicting any,
- * through &ttm_device_funcs.eviction_check where the driver's has side
- * effects.
- * A range holding a buffer the driver refuses, or one another holds, is
- * searched again with that buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
+ * &ttm_device_funcs.eviction_valuable needs the buffer's reservation. So,
+ * before evicting any buffer in the range, eviction asks about each what
+ * the eviction itself asks: the dmem cgroups' protection, as the walk
+ * measures it, and the driver, through &ttm_device_funcs.eviction_check
+ * where the driver's eviction_valuable has side effects. A range holding a
+ * buffer refused, or one another holds, is searched again with that
+ * buffer's resource unmovable, up to %TTM_EVICT_WINDOW_TRIES ranges. If no
  * range is accepted, or the range does not come free after all (a buffer
  * in it was locked, or refused, after the check), eviction goes on in LRU
  * order over the whole place, as without a range.
  *
  * A resource costs its size, weighted by its LRU priority and, among the
  * evictor's own buffers, residency level, so that the range chosen roughly
- * agrees with LRU order. A range
- * holding a resource the walk could not take is never chosen: a pinned
- * one; the evictor's, or one sharing its reservation; one locked with the
- * caller's ww ticket, the object drm_exec prelocked after a back-off
- * among them, since the trylock cannot get it (except the reservation the
- * context lets eviction share, &ttm_operation_ctx.allow_res_evict); and
- * one protected by dmem.min or dmem.low, measured against the root
- * cgroup rather than against the cgroups' common ancestor as the walk
- * does (a difference costs at most the fallback). No range is chosen when
- * a dmem.max held the charge back, since what is missing then is room in
- * the cgroup, nor when a throttled client may take only its own memory.
+ * agrees with LRU order. A range holding a resource the walk could not
+ * take is never chosen: a pinned one; the evictor's, or one sharing its
+ * reservation; one locked with the caller's ww ticket, the object drm_exec
+ * prelocked after a back-off among them, since the trylock cannot get it
+ * (except the reservation the context lets eviction share,
+ * &ttm_operation_ctx.allow_res_evict); and one protected by dmem.min or
+ * dmem.low, measured against the root cgroup rather than against the
+ * cgroups' common ancestor as the walk does (a buffer that the walk finds
+ * protected and the search does not is refused by the check, which costs
+ * one more search). No range is chosen when a dmem.max held the charge
+ * back, since what is missing then is room in the cgroup, nor when a
+ * throttled client may take only its own memory.
  *
  * Managers on the buddy allocator use ttm_buddy_evict_window(), which
  * weighs every candidate range of the allocation's size and alignment with

@@ -52,6 +52,20 @@ static u64 ttm_buddy_block_cost(struct gpu_buddy *mm,
 	return ttm_evict_window_cost(search->req, res);
 }
 
+/* Counts the resources of one range: 1 at the first block of each. */
+static u64 ttm_buddy_block_count(struct gpu_buddy *mm,
+				 struct gpu_buddy_block *block, u64 start,
+				 u64 end, void *arg)
+{
+	struct ttm_resource *res = block->private;
+	const u64 *mark = arg;
+
+	if (!res || res->evict_window_mark == *mark)
+		return 0;
+	res->evict_window_mark = *mark;
+	return 1;
+}
+
 /**
  * ttm_buddy_evict_window - &ttm_resource_manager_func.evict_window of a
  * manager on the buddy allocator
@@ -70,7 +84,8 @@ static u64 ttm_buddy_block_cost(struct gpu_buddy *mm,
  * &gpu_buddy_block.private must be the &ttm_resource it belongs to, or
  * NULL for memory no resource holds. The search holds @lock throughout and
  * &ttm_device.lru_lock only to price one resource at a time; its time is
- * linear in the number of blocks.
+ * linear in the number of blocks. A second search, over the range found
+ * alone, counts the resources in it.
  *
  * Return: true if @window was set.
  */
@@ -90,6 +105,7 @@ bool ttm_buddy_evict_window(struct gpu_buddy *mm, struct mutex *lock,
 	unsigned long flags = place->flags & TTM_PL_FLAG_TOPDOWN ?
 			      GPU_BUDDY_TOPDOWN_ALLOCATION : 0;
 	struct ttm_buddy_window_search search = { .req = req };
+	u64 mark, offset, resources;
 	int err;
 
 	size = size > PAGE_SIZE ? 1ULL << fls64(size - 1) : PAGE_SIZE;
@@ -107,6 +123,15 @@ bool ttm_buddy_evict_window(struct gpu_buddy *mm, struct mutex *lock,
 	err = gpu_buddy_cheapest_block(mm, start, end, size, flags,
 				       ttm_buddy_block_cost, &search,
 				       &window->start, &window->cost);
+	if (!err) {
+		/* The range found is the only candidate of this search. */
+		mark = atomic64_inc_return(&ttm_buddy_window_marks);
+		err = gpu_buddy_cheapest_block(mm, window->start,
+					       window->start + size, size, 0,
+					       ttm_buddy_block_count, &mark,
+					       &offset, &resources);
+		window->resources = min_t(u64, resources, UINT_MAX);
+	}
 	mutex_unlock(lock);
 	return !err;
 }

@@ -60,6 +60,7 @@ static struct {
 	unsigned int evicted;
 	struct ttm_buffer_object *refuse[TTM_EVICT_WINDOW_TRIES];
 	unsigned long valuable;
+	unsigned long intersected;
 } window_seen;
 
 /* The test's device callbacks, for a test to add eviction_check. */
@@ -568,6 +569,73 @@ static void ttm_evict_window_busy(struct kunit *test)
 	window_test_put(bos, evictor);
 }
 
+/* The mock manager's intersects, which window_test_intersects() wraps. */
+static bool (*window_mock_intersects)(struct ttm_resource_manager *man,
+				      struct ttm_resource *res,
+				      const struct ttm_place *place,
+				      size_t size);
+
+/* Records the first page of every resource eviction asks about. */
+static bool window_test_intersects(struct ttm_resource_manager *man,
+				   struct ttm_resource *res,
+				   const struct ttm_place *place, size_t size)
+{
+	struct ttm_mock_resource *mock;
+	struct gpu_buddy_block *block;
+
+	mock = container_of(res, struct ttm_mock_resource, base);
+	block = list_first_entry(&mock->blocks, struct gpu_buddy_block, link);
+	window_seen.intersected |= BIT(gpu_buddy_block_offset(block) >>
+				       PAGE_SHIFT);
+	return window_mock_intersects(man, res, place, size);
+}
+
+/*
+ * The range's BOs first in LRU order: the walks end at the last of them,
+ * and the BOs after them are never even asked about.
+ */
+static void ttm_evict_window_walk_ends(struct kunit *test)
+{
+	const unsigned long range = BIT(8) | BIT(10) | BIT(11);
+	struct ttm_buffer_object *bos[WINDOW_VRAM_PAGES], *evictor;
+	struct ttm_test_devices *priv = test->priv;
+	const struct ttm_resource_manager_func *mock_funcs;
+	struct ttm_resource_manager_func *funcs;
+	struct ttm_resource_manager *man;
+	unsigned int i;
+
+	man = ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
+	mock_funcs = man->func;
+	funcs = kunit_kmalloc(test, sizeof(*funcs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, funcs);
+	*funcs = *mock_funcs;
+	window_mock_intersects = funcs->intersects;
+	funcs->intersects = window_test_intersects;
+
+	window_test_fill(test, bos, false);
+	evictor = window_test_bo(test, &sys_placement,
+				 WINDOW_PAGES * PAGE_SIZE, NULL);
+	for (i = 0; i < WINDOW_VRAM_PAGES; i++) {
+		if (!bos[i] || range & BIT(i))
+			continue;
+		dma_resv_lock(bos[i]->base.resv, NULL);
+		spin_lock(&priv->ttm_dev->lru_lock);
+		ttm_bo_move_to_lru_tail(bos[i]);
+		spin_unlock(&priv->ttm_dev->lru_lock);
+		dma_resv_unlock(bos[i]->base.resv);
+	}
+
+	man->func = funcs;
+	KUNIT_EXPECT_EQ(test, window_test_validate(evictor, &contig_placement),
+			0);
+	man->func = mock_funcs;
+	KUNIT_EXPECT_EQ(test, window_seen.intersected, range);
+	window_expect_pages(test, range);
+	KUNIT_EXPECT_EQ(test, window_page(evictor), 8);
+
+	window_test_put(bos, evictor);
+}
+
 /*
  * The benchmark: what the search costs with n resources, and so how long
  * it holds the manager's lock, against one failed contiguous allocation
@@ -749,6 +817,7 @@ static struct kunit_case ttm_evict_window_cases[] = {
 	KUNIT_CASE_PARAM(ttm_evict_window_skips_unmovable,
 			 window_unmovable_gen_params),
 	KUNIT_CASE(ttm_evict_window_busy),
+	KUNIT_CASE(ttm_evict_window_walk_ends),
 	{}
 };
 
