@@ -514,13 +514,18 @@ static void test_lock_since_duplicate_of_prelocked(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
+struct lock_since_after_loop_case {
+	bool by_break;
+	const char *desc;
+};
+
 /*
  * A helper handed an exec whose loop has been left, at its end or by a
  * break, is told, with a warning.
  */
 static void test_lock_since_after_loop(struct kunit *test)
 {
-	const bool *by_break = test->param_value;
+	const struct lock_since_after_loop_case *c = test->param_value;
 	struct drm_gem_object *own = drm_exec_test_obj(test);
 	struct drm_gem_object *obj = drm_exec_test_obj(test);
 	struct drm_exec exec;
@@ -532,7 +537,7 @@ static void test_lock_since_after_loop(struct kunit *test)
 		drm_exec_retry_on_contention(&exec);
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_EXPECT_FALSE(test, drm_exec_all_locked(&exec));
-		if (*by_break)
+		if (c->by_break)
 			break;
 	}
 	KUNIT_EXPECT_TRUE(test, drm_exec_all_locked(&exec));
@@ -543,16 +548,12 @@ static void test_lock_since_after_loop(struct kunit *test)
 	drm_exec_fini(&exec);
 }
 
-static const bool lock_since_after_loop_cases[] = { false, true };
+static const struct lock_since_after_loop_case lock_since_after_loop_cases[] = {
+	{ false, "ended" }, { true, "left by a break" },
+};
 
-static void lock_since_after_loop_desc(const bool *by_break, char *desc)
-{
-	strscpy(desc, *by_break ? "left by a break" : "ended",
-		KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(lock_since_after_loop, lock_since_after_loop_cases,
-		  lock_since_after_loop_desc);
+KUNIT_ARRAY_PARAM_DESC(lock_since_after_loop, lock_since_after_loop_cases,
+		       desc);
 
 /*
  * A checkpoint beyond the objects locked means the helper's caller unlocked

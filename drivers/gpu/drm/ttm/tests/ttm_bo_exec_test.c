@@ -518,15 +518,17 @@ static void ttm_bo_exec_create_contended(struct kunit *test)
 	ttm_bo_fini(held);
 }
 
-static const u32 exec_flags_cases[] = { 0, DRM_EXEC_IGNORE_DUPLICATES };
+/* The two cases of a test with one switch, by name. */
+struct exec_switch {
+	bool on;
+	const char *desc;
+};
 
-static void exec_flags_desc(const u32 *flags, char *desc)
-{
-	strscpy(desc, *flags ? "ignore-duplicates" : "default",
-		KUNIT_PARAM_DESC_SIZE);
-}
+static const struct exec_switch exec_flags_cases[] = {
+	{ false, "default" }, { true, "ignore-duplicates" },
+};
 
-KUNIT_ARRAY_PARAM(exec_flags, exec_flags_cases, exec_flags_desc);
+KUNIT_ARRAY_PARAM_DESC(exec_flags, exec_flags_cases, desc);
 
 /*
  * A BO the transaction already holds is its own working set: eviction
@@ -534,7 +536,7 @@ KUNIT_ARRAY_PARAM(exec_flags, exec_flags_cases, exec_flags_desc);
  */
 static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 {
-	const u32 *flags = test->param_value;
+	const struct exec_switch *ignore_duplicates = test->param_value;
 	struct ttm_buffer_object *own, *bo;
 	struct ttm_operation_ctx ctx = { };
 	struct drm_gem_object *pair[2];
@@ -547,7 +549,8 @@ static void ttm_bo_exec_skips_own_bos(struct kunit *test)
 	pair[0] = &own->base;
 	pair[1] = &bo->base;
 
-	drm_exec_init(&exec, *flags, 0);
+	drm_exec_init(&exec, ignore_duplicates->on ?
+		      DRM_EXEC_IGNORE_DUPLICATES : 0, 0);
 	ctx.exec = &exec;
 	drm_exec_until_all_locked(&exec) {
 		err = drm_exec_prepare_array(&exec, pair, ARRAY_SIZE(pair), 1);
@@ -685,16 +688,11 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 	return err;
 }
 
-static const bool exec_owner_moves_cases[] = { false, true };
+static const struct exec_switch exec_owner_moves_cases[] = {
+	{ false, "evicted" }, { true, "moved-by-its-owner" },
+};
 
-static void exec_owner_moves_desc(const bool *moves, char *desc)
-{
-	strscpy(desc, *moves ? "moved-by-its-owner" : "evicted",
-		KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(exec_owner_moves, exec_owner_moves_cases,
-		  exec_owner_moves_desc);
+KUNIT_ARRAY_PARAM_DESC(exec_owner_moves, exec_owner_moves_cases, desc);
 
 /*
  * A younger transaction holds the only victim. The older one waits for it
@@ -706,8 +704,8 @@ KUNIT_ARRAY_PARAM(exec_owner_moves, exec_owner_moves_cases,
  */
 static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 {
-	const bool *moves = test->param_value;
-	struct exec_holder younger = { .move_out = *moves };
+	const struct exec_switch *moves = test->param_value;
+	struct exec_holder younger = { .move_out = moves->on };
 	struct ttm_buffer_object *victim, *bo;
 	struct drm_exec exec;
 	int err;
@@ -726,9 +724,9 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, bo->resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, victim->resource->mem_type, TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, *moves ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, moves->on ? 0 : 1);
 	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec,
-			*moves ? 0 : 1);
+			moves->on ? 0 : 1);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(victim->base.resv));
 
@@ -737,16 +735,11 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 	ttm_bo_fini(victim);
 }
 
-static const bool exec_shared_resv_cases[] = { false, true };
+static const struct exec_switch exec_shared_resv_cases[] = {
+	{ false, "own-reservations" }, { true, "shared-reservation" },
+};
 
-static void exec_shared_resv_desc(const bool *shared, char *desc)
-{
-	strscpy(desc, *shared ? "shared-reservation" : "own-reservations",
-		KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(exec_shared_resv, exec_shared_resv_cases,
-		  exec_shared_resv_desc);
+KUNIT_ARRAY_PARAM_DESC(exec_shared_resv, exec_shared_resv_cases, desc);
 
 /*
  * One allocation needs two victims, both held by a younger transaction.
@@ -757,7 +750,7 @@ KUNIT_ARRAY_PARAM(exec_shared_resv, exec_shared_resv_cases,
  */
 static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 {
-	const bool *shared = test->param_value;
+	const struct exec_switch *shared = test->param_value;
 	struct ttm_buffer_object *first, *second, *bo;
 	struct exec_holder younger = { };
 	struct drm_exec exec;
@@ -768,10 +761,10 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	exec_test_vram(test, 2 * EXEC_BO_SIZE);
 	first = exec_test_bo(test, &vram_placement, EXEC_BO_SIZE);
 	second = exec_test_bo_resv(test, &vram_placement, EXEC_BO_SIZE,
-				   *shared ? first->base.resv : NULL);
+				   shared->on ? first->base.resv : NULL);
 	bo = exec_test_bo(test, &sys_placement, 2 * EXEC_BO_SIZE);
 	younger.bos[younger.nr++] = first;
-	if (!*shared)
+	if (!shared->on)
 		younger.bos[younger.nr++] = second;
 
 	drm_exec_init(&exec, 0, 0);
@@ -784,7 +777,7 @@ static void ttm_bo_exec_victims_held_until_allocated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted, 2);
 	/* A victim that shares a held lock is not tracked a second time. */
 	KUNIT_EXPECT_EQ(test, exec_test_seen.evicted_through_exec,
-			*shared ? 1 : 2);
+			shared->on ? 1 : 2);
 	KUNIT_EXPECT_EQ(test, exec_test_seen.earlier_victims_held, 1);
 	KUNIT_EXPECT_EQ(test, exec.num_objects, 1);
 	KUNIT_EXPECT_FALSE(test, dma_resv_is_locked(first->base.resv));
@@ -976,15 +969,11 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(vram), 0);
 }
 
-static const bool exec_inject_cases[] = { true, false };
+static const struct exec_switch exec_inject_cases[] = {
+	{ true, "injected-deadlocks" }, { false, "natural" },
+};
 
-static void exec_inject_desc(const bool *inject, char *desc)
-{
-	strscpy(desc, *inject ? "injected-deadlocks" : "natural",
-		KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(exec_inject, exec_inject_cases, exec_inject_desc);
+KUNIT_ARRAY_PARAM_DESC(exec_inject, exec_inject_cases, desc);
 
 /*
  * 8 threads run 200 transactions each against a 2x overcommitted VRAM,
@@ -1000,14 +989,14 @@ static void ttm_bo_exec_stress(struct kunit *test)
 {
 	struct exec_stress *baseline, *exec;
 	struct ttm_resource_manager *vram;
-	const bool *inject = test->param_value;
+	const struct exec_switch *inject = test->param_value;
 
 	baseline = kunit_kzalloc(test, sizeof(*baseline), GFP_KERNEL);
 	exec = kunit_kzalloc(test, sizeof(*exec), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, baseline);
 	KUNIT_ASSERT_NOT_NULL(test, exec);
-	baseline->inject = *inject;
-	exec->inject = *inject;
+	baseline->inject = inject->on;
+	exec->inject = inject->on;
 	exec->use_exec = true;
 
 	/* Many threads evict at once: nothing to watch one by one. */
