@@ -280,8 +280,8 @@ struct ttm_device {
 
 	/**
 	 * @throttle_periods: How long each eviction throttle state lasts for
-	 * the clients of this device that use them. Set from the ttm module
-	 * parameters at init; the driver may change them at any time.
+	 * the clients of this device that use them. 0, throttling off, until
+	 * the driver sets them; it may change them at any time.
 	 */
 	struct ttm_throttle_periods throttle_periods;
 

@@ -8,6 +8,8 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
+struct dentry;
+struct ttm_device;
 struct ttm_lru_bulk_move;
 
 /**
@@ -31,9 +33,8 @@ enum ttm_throttle_state {
  * @hard_ms: Hard throttle after a client's memory was evicted, in ms.
  * @soft_ms: Soft throttle after hard throttle ends, in ms.
  *
- * Each &ttm_device has one, set from the ttm module parameters
- * ``throttle_hard_ms`` and ``throttle_soft_ms`` when the device is
- * initialised. Both 0 turn throttling off.
+ * Each &ttm_device has one, 0 until its driver sets it. Both 0 turn
+ * throttling off.
  */
 struct ttm_throttle_periods {
 	unsigned int hard_ms;
@@ -66,5 +67,14 @@ void ttm_throttle_init(struct ttm_throttle *throttle,
 		       const struct ttm_throttle_periods *periods,
 		       u64 client_id);
 enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle);
+
+#if IS_ENABLED(CONFIG_DEBUG_FS)
+void ttm_throttle_debugfs_init(struct ttm_device *bdev, struct dentry *root);
+#else
+static inline void ttm_throttle_debugfs_init(struct ttm_device *bdev,
+					     struct dentry *root)
+{
+}
+#endif
 
 #endif

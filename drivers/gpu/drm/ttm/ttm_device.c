@@ -39,7 +39,6 @@
 
 #include "ttm_module.h"
 #include "ttm_bo_internal.h"
-#include "ttm_throttle_internal.h"
 
 /*
  * ttm_global_mutex - protecting the global state
@@ -240,7 +239,8 @@ int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *func
 	bdev->vma_manager = vma_manager;
 	spin_lock_init(&bdev->lru_lock);
 	INIT_LIST_HEAD(&bdev->unevictable);
-	ttm_throttle_periods_init(&bdev->throttle_periods);
+	/* Throttling is off until the driver sets its periods. */
+	bdev->throttle_periods = (struct ttm_throttle_periods){ };
 	bdev->dev_mapping = mapping;
 	mutex_lock(&ttm_global_mutex);
 	list_add_tail(&bdev->device_list, &glob->device_list);

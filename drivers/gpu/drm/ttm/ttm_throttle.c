@@ -5,10 +5,11 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
+#include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/ktime.h>
-#include <linux/moduleparam.h>
 
+#include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
 #include <drm/ttm/ttm_throttle.h>
 
@@ -43,17 +44,19 @@
  * client's own buffers follows the charge's limit and, as eviction within
  * one cgroup always does, ignores the cgroup's own protection.
  *
- * The periods are a device's settings, &ttm_device.throttle_periods, which
- * start from the ttm module parameters ``throttle_hard_ms`` (5) and
- * ``throttle_soft_ms`` (2000) when the device is initialised. A driver may
- * change its device's at any time, or point a client's throttle at periods
- * of its own, from a cgroup attribute or a context parameter say. Both 0,
- * or a NULL &ttm_operation_ctx.throttle, turn throttling off. The hard
- * default is a little longer than a submission's validation, so that the
- * evictor's job runs before the victim takes its memory back; the soft
- * default keeps the winner of a fight over VRAM in place through a scene,
- * yet lets a client that went idle refill free VRAM once its hard period
- * ends.
+ * The periods are a device's settings, &ttm_device.throttle_periods, 0
+ * until the driver sets them: how long a fight over memory lasts depends
+ * on the device's copy rate and on the workload, so the policy is the
+ * driver's, and a device whose driver sets none is never throttled. A
+ * driver may change its device's at any time, let them be tuned in debugfs
+ * with ttm_throttle_debugfs_init(), or point a client's throttle at
+ * periods of its own, from a cgroup attribute or a context parameter say.
+ * Both 0, or a NULL &ttm_operation_ctx.throttle, turn throttling off. A
+ * hard period a little longer than a submission's validation lets the
+ * evictor's job run before the victim takes its memory back; a soft period
+ * of seconds keeps the winner of a fight over VRAM in place through a
+ * scene, yet lets a client that went idle refill free VRAM once its hard
+ * period ends.
  *
  * A client's own buffers share the reservation it holds while it
  * validates, so eviction reaches them only with
@@ -71,16 +74,6 @@
  * relocates the victims of eviction, is never throttled.
  */
 
-static unsigned int ttm_throttle_hard_ms = 5;
-module_param_named(throttle_hard_ms, ttm_throttle_hard_ms, uint, 0444);
-MODULE_PARM_DESC(throttle_hard_ms,
-		 "Devices' hard throttle after a client's memory is evicted, in ms (default 5)");
-
-static unsigned int ttm_throttle_soft_ms = 2000;
-module_param_named(throttle_soft_ms, ttm_throttle_soft_ms, uint, 0444);
-MODULE_PARM_DESC(throttle_soft_ms,
-		 "Devices' soft throttle after hard throttle ends, in ms (default 2000)");
-
 /* The clock, a function of its own so that KUnit can replace it. */
 VISIBLE_IF_KUNIT ktime_t ttm_throttle_now(void)
 {
@@ -88,16 +81,6 @@ VISIBLE_IF_KUNIT ktime_t ttm_throttle_now(void)
 	return ktime_get();
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_now);
-
-/**
- * ttm_throttle_periods_init - a device's periods, from the module parameters
- * @periods: The periods to set.
- */
-void ttm_throttle_periods_init(struct ttm_throttle_periods *periods)
-{
-	periods->hard_ms = ttm_throttle_hard_ms;
-	periods->soft_ms = ttm_throttle_soft_ms;
-}
 
 /**
  * ttm_throttle_init - initialise a client's throttle
@@ -167,3 +150,23 @@ void ttm_throttle_evicted(struct ttm_throttle *throttle)
 	atomic64_set(&throttle->evicted_at, ttm_throttle_now());
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);
+
+#if IS_ENABLED(CONFIG_DEBUG_FS)
+/**
+ * ttm_throttle_debugfs_init - let a device's throttle periods be tuned
+ * @bdev: The device.
+ * @root: The debugfs directory for the files, the DRM minor's say.
+ *
+ * Adds ``throttle_hard_ms`` and ``throttle_soft_ms``, which read and write
+ * @bdev's &ttm_device.throttle_periods. A write applies at each client's
+ * next look at its state.
+ */
+void ttm_throttle_debugfs_init(struct ttm_device *bdev, struct dentry *root)
+{
+	debugfs_create_u32("throttle_hard_ms", 0600, root,
+			   &bdev->throttle_periods.hard_ms);
+	debugfs_create_u32("throttle_soft_ms", 0600, root,
+			   &bdev->throttle_periods.soft_ms);
+}
+EXPORT_SYMBOL(ttm_throttle_debugfs_init);
+#endif

@@ -8,9 +8,7 @@
 #include <linux/ktime.h>
 
 struct ttm_throttle;
-struct ttm_throttle_periods;
 
-void ttm_throttle_periods_init(struct ttm_throttle_periods *periods);
 void ttm_throttle_evicted(struct ttm_throttle *throttle);
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -556,7 +556,7 @@ costs:
  * @minor: The primary minor of the device.
  *
  * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
- * periods, which start from TTM's module parameters (0 and 0: no
+ * periods, which start from the module's parameters (0 and 0: no
  * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the
  * host pages behind the device's buffers.
  */
@@ -564,10 +564,7 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 {
 	struct vttm_device *vdev = to_vttm_device(minor->dev);
 
-	debugfs_create_u32("throttle_hard_ms", 0600, minor->debugfs_root,
-			   &vdev->ttm.throttle_periods.hard_ms);
-	debugfs_create_u32("throttle_soft_ms", 0600, minor->debugfs_root,
-			   &vdev->ttm.throttle_periods.soft_ms);
+	ttm_throttle_debugfs_init(&vdev->ttm, minor->debugfs_root);
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
 							     TTM_PL_VRAM),
 					    minor->debugfs_root, "vram_mm");

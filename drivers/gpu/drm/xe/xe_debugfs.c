@@ -742,6 +742,8 @@ void xe_debugfs_register(struct xe_device *xe)
 	debugfs_create_file("disable_late_binding", 0600, root, xe,
 			    &disable_late_binding_fops);
 
+	ttm_throttle_debugfs_init(bdev, root);
+
 #ifdef CONFIG_DRM_XE_DEBUG_PAGE_SIZE
 	/*
 	 * Expose a debugfs knob to control user BO page-size allocation:

@@ -2169,6 +2169,15 @@ int amdgpu_ttm_init(struct amdgpu_device *adev)
 		return r;
 	}
 
+	/*
+	 * The VMs' eviction throttle periods, debugfs throttle_hard_ms and
+	 * throttle_soft_ms: starting values, not measured on AMD hardware.
+	 */
+	adev->mman.bdev.throttle_periods = (struct ttm_throttle_periods) {
+		.hard_ms = 5,
+		.soft_ms = 2000,
+	};
+
 	r = amdgpu_ttm_pools_init(adev);
 	if (r) {
 		dev_err(adev->dev, "failed to init ttm pools(%d).\n", r);
@@ -3028,6 +3037,7 @@ void amdgpu_ttm_debugfs_init(struct amdgpu_device *adev)
 			    &amdgpu_ttm_iomem_fops);
 	debugfs_create_file("ttm_page_pool", 0444, root, adev,
 			    &amdgpu_ttm_page_pool_fops);
+	ttm_throttle_debugfs_init(&adev->mman.bdev, root);
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&adev->mman.bdev,
 							     TTM_PL_VRAM),
 					    root, "amdgpu_vram_mm");

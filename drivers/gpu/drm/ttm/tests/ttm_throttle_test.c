@@ -138,7 +138,7 @@ static int ttm_throttle_test_init(struct kunit *test)
 	bdev = t->devs->ttm_dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, thr_devices_put,
 							test), 0);
-	/* The defaults, whatever the module parameters say. */
+	/* The periods the drivers opt in with; TTM sets none. */
 	bdev->throttle_periods.hard_ms = THR_HARD_MS;
 	bdev->throttle_periods.soft_ms = THR_SOFT_MS;
 
@@ -336,6 +336,32 @@ static void ttm_throttle_device_periods_apply_at_once(struct kunit *test)
 
 	periods->hard_ms = THR_HARD_MS;
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
+}
+
+/* A device whose driver sets no periods throttles nobody. */
+static void ttm_throttle_off_by_default(struct kunit *test)
+{
+	struct thr_test *t = test->priv;
+	struct ttm_lru_bulk_move *bulk;
+	struct ttm_throttle throttle;
+	struct ttm_device *ttm;
+
+	ttm = kunit_kmalloc(test, sizeof(*ttm), GFP_KERNEL);
+	bulk = kunit_kzalloc(test, sizeof(*bulk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ttm);
+	KUNIT_ASSERT_NOT_NULL(test, bulk);
+	/* Not zeroed: the periods must be set by ttm_device_init(). */
+	memset(ttm, 0xa5, sizeof(*ttm));
+	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init(t->devs, ttm, 0), 0);
+	KUNIT_EXPECT_EQ(test, ttm->throttle_periods.hard_ms, 0);
+	KUNIT_EXPECT_EQ(test, ttm->throttle_periods.soft_ms, 0);
+
+	ttm_lru_bulk_move_init(bulk);
+	ttm_throttle_init(&throttle, bulk, &ttm->throttle_periods, 0);
+	ttm_throttle_evicted(&throttle);
+	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&throttle),
+			TTM_THROTTLE_NORMAL);
+	ttm_device_fini(ttm);
 }
 
 static void ttm_throttle_eviction_throttles_the_victim(struct kunit *test)
@@ -656,6 +682,7 @@ static void ttm_throttle_own_walk_of_empty_bulk(struct kunit *test)
 static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_states_follow_the_clock),
 	KUNIT_CASE(ttm_throttle_device_periods_apply_at_once),
+	KUNIT_CASE(ttm_throttle_off_by_default),
 	KUNIT_CASE(ttm_throttle_eviction_throttles_the_victim),
 	KUNIT_CASE(ttm_throttle_own_eviction_throttles_nobody),
 	KUNIT_CASE(ttm_throttle_hard_keeps_acceptable_memory),

@@ -601,7 +601,7 @@ costs:
  * residency_levels, a bool, whether buffers' residency levels reach TTM:
  * the lab's baselines;
  * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
- * periods, which start from TTM's module parameters (0 and 0: no
+ * periods, which start from the module's parameters (0 and 0: no
  * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the
  * host pages behind the device's buffers.
  */
@@ -613,10 +613,7 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 			    &vdev->exec_eviction);
 	debugfs_create_bool("residency_levels", 0600, minor->debugfs_root,
 			    &vdev->residency_levels);
-	debugfs_create_u32("throttle_hard_ms", 0600, minor->debugfs_root,
-			   &vdev->ttm.throttle_periods.hard_ms);
-	debugfs_create_u32("throttle_soft_ms", 0600, minor->debugfs_root,
-			   &vdev->ttm.throttle_periods.soft_ms);
+	ttm_throttle_debugfs_init(&vdev->ttm, minor->debugfs_root);
 	ttm_resource_manager_create_debugfs(ttm_manager_type(&vdev->ttm,
 							     TTM_PL_VRAM),
 					    minor->debugfs_root, "vram_mm");

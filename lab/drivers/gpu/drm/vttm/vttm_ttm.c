@@ -6,6 +6,7 @@
 #include <linux/cgroup_dmem.h>
 #include <linux/dma-buf.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -42,6 +43,17 @@ static const struct ttm_place vttm_contiguous_place = {
 };
 
 static const struct ttm_place vttm_sys_place = { .mem_type = TTM_PL_SYSTEM };
+
+/* TTM throttles no device by default: vttm opts in, with these periods. */
+static unsigned int throttle_hard_ms = 5;
+module_param(throttle_hard_ms, uint, 0444);
+MODULE_PARM_DESC(throttle_hard_ms,
+		 "Hard eviction throttle of the clients, in ms, until debugfs sets it (default 5)");
+
+static unsigned int throttle_soft_ms = 2000;
+module_param(throttle_soft_ms, uint, 0444);
+MODULE_PARM_DESC(throttle_soft_ms,
+		 "Soft eviction throttle of the clients, in ms, until debugfs sets it (default 2000)");
 
 /**
  * vttm_placement - the TTM placement of a VTTM_PLACE_* mask
@@ -326,6 +338,8 @@ int vttm_ttm_init(struct vttm_device *vdev)
 			      drm->vma_offset_manager, 0);
 	if (ret)
 		goto err_vram;
+	vdev->ttm.throttle_periods.hard_ms = throttle_hard_ms;
+	vdev->ttm.throttle_periods.soft_ms = throttle_soft_ms;
 
 	ret = vttm_vram_mgr_init(vdev);
 	if (ret)

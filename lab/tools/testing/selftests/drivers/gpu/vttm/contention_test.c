@@ -262,10 +262,9 @@ static const char * const baseline_files[] = {
 };
 
 static const char * const baseline_values[] = { "N", "0", "0" };
-/* Their defaults: exec eviction on, the throttle at TTM's parameters. */
+/* Their defaults: exec eviction on, the throttle at vttm's parameters. */
 static const char * const baseline_defaults[] = {
-	NULL, "/sys/module/ttm/parameters/throttle_hard_ms",
-	"/sys/module/ttm/parameters/throttle_soft_ms",
+	NULL, VTTM_PARAMS "/throttle_hard_ms", VTTM_PARAMS "/throttle_soft_ms",
 };
 
 /* What to restore, in the test's process; teardown runs there too. */

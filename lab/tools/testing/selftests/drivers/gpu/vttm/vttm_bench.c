@@ -81,7 +81,7 @@
  * the phases. A mode sets the device's debugfs knobs: exec_eviction
  * (eviction locks its victims through the job's drm_exec),
  * residency_levels (the levels of the file reach TTM) and
- * throttle_hard_ms and throttle_soft_ms (the eviction throttle: TTM's
+ * throttle_hard_ms and throttle_soft_ms (the eviction throttle: vttm's
  * defaults, or 0 and 0 for none), and TTM's evict_window parameter
  * (a contiguous buffer evicts the cheapest range). baseline has all four
  * off, which is 7.3's eviction; exec, levels, throttle and window add one
@@ -217,7 +217,7 @@ static const struct bench_mode modes[] = {
 	{ "levels", true, true, false, false,
 	  "exec, and the scenario's residency levels reach TTM" },
 	{ "throttle", true, false, true, false,
-	  "exec, and the eviction throttle with TTM's default periods" },
+	  "exec, and the eviction throttle with vttm's default periods" },
 	{ "window", true, false, false, true,
 	  "exec, and a contiguous buffer evicts the cheapest range" },
 	{ "all", true, true, true, true,
@@ -250,7 +250,7 @@ struct config {
 	char knobs[K_COUNT][128];
 	/* The knobs' values as found, restored at the end. */
 	char saved[K_COUNT][16];
-	/* What the throttle knobs take for "on": TTM's defaults. */
+	/* What the throttle knobs take for "on": vttm's defaults. */
 	char throttle_on[K_COUNT][16];
 	__u64 vram_size;
 	/* 0: as the scenario says; else every phase's frames. */
@@ -534,7 +534,7 @@ static int read_small(const char *path, char *buf, size_t len)
 }
 
 /*
- * Find the device's debugfs knobs through its minor, and TTM's default
+ * Find the device's debugfs knobs through its minor, and vttm's default
  * throttle periods. Leaves a knob's path empty if it cannot be written.
  */
 static void find_knobs(struct config *cfg)
@@ -558,9 +558,9 @@ static void find_knobs(struct config *cfg)
 			       sizeof(cfg->saved[k])))
 			cfg->knobs[k][0] = '\0';
 	}
-	if (read_small(TTM_PARAMS "/throttle_hard_ms", cfg->throttle_on[K_HARD],
+	if (read_small(VTTM_PARAMS "/throttle_hard_ms", cfg->throttle_on[K_HARD],
 		       sizeof(cfg->throttle_on[K_HARD])) ||
-	    read_small(TTM_PARAMS "/throttle_soft_ms", cfg->throttle_on[K_SOFT],
+	    read_small(VTTM_PARAMS "/throttle_soft_ms", cfg->throttle_on[K_SOFT],
 		       sizeof(cfg->throttle_on[K_SOFT]))) {
 		cfg->knobs[K_HARD][0] = '\0';
 		cfg->knobs[K_SOFT][0] = '\0';
