@@ -499,6 +499,10 @@ static bool madvise_args_are_sane(struct xe_device *xe, const struct drm_xe_madv
 	if (XE_IOCTL_DBG(xe, args->reserved[0] || args->reserved[1]))
 		return false;
 
+	/* No extension is defined: refuse any, so that one can be added. */
+	if (XE_IOCTL_DBG(xe, args->extensions))
+		return false;
+
 	return true;
 }
 

@@ -98,6 +98,17 @@ static void residency_is_the_last_type(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, madvise_args_are_sane(xe, &args));
 }
 
+/* No madvise extension is defined: a chain of any is refused. */
+static void madvise_rejects_extensions(struct kunit *test)
+{
+	struct drm_xe_madvise args = residency_args(DRM_XE_RESIDENCY_PRIORITY_NORMAL);
+	struct xe_device *xe = test->priv;
+
+	KUNIT_EXPECT_TRUE(test, madvise_args_are_sane(xe, &args));
+	args.extensions = 1;
+	KUNIT_EXPECT_FALSE(test, madvise_args_are_sane(xe, &args));
+}
+
 /* A priority is the BO's: no PTE is zapped, and no mapping is split. */
 static void residency_leaves_mappings_alone(struct kunit *test)
 {
@@ -117,6 +128,7 @@ static struct kunit_case xe_vm_madvise_residency_cases[] = {
 	KUNIT_CASE(residency_rejects_nonzero_padding),
 	KUNIT_CASE(residency_rejects_bad_ranges),
 	KUNIT_CASE(residency_is_the_last_type),
+	KUNIT_CASE(madvise_rejects_extensions),
 	KUNIT_CASE(residency_leaves_mappings_alone),
 	{}
 };
