@@ -283,8 +283,11 @@ struct ttm_lru_walk_arg {
 	const struct ttm_place *range;
 	/**
 	 * @range_left: With @range, how many of its resources the walk has
-	 * yet to visit; it ends at 0. The caller sets it to the number of
-	 * resources in @range, and the walk counts it down.
+	 * yet to visit; it ends at 0, and visits nothing if it starts there.
+	 * The caller sets it to the number of resources in @range, and the
+	 * walk counts it down. A hint: a resource met twice (its bulk move
+	 * was bumped behind the walk) counts twice, and one placed in the
+	 * range since it was counted is not counted.
 	 */
 	unsigned int range_left;
 	/**

@@ -67,14 +67,6 @@ void ttm_throttle_init(struct ttm_throttle *throttle,
 		       const struct ttm_throttle_periods *periods,
 		       u64 client_id);
 enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle);
-
-#if IS_ENABLED(CONFIG_DEBUG_FS)
 void ttm_throttle_debugfs_init(struct ttm_device *bdev, struct dentry *root);
-#else
-static inline void ttm_throttle_debugfs_init(struct ttm_device *bdev,
-					     struct dentry *root)
-{
-}
-#endif
 
 #endif

@@ -549,7 +549,8 @@ static void test_lock_since_after_loop(struct kunit *test)
 }
 
 static const struct lock_since_after_loop_case lock_since_after_loop_cases[] = {
-	{ false, "ended" }, { true, "left by a break" },
+	{ .by_break = false, .desc = "ended" },
+	{ .by_break = true, .desc = "left by a break" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(lock_since_after_loop, lock_since_after_loop_cases,

@@ -775,7 +775,7 @@ static bool ttm_bo_evict_walk_takes(struct ttm_bo_evict_walk *evict_walk,
 		return false;
 
 	/*
-	 * evict_walk->place is NULL in cgroup drain mode.  Drivers'
+	 * evict_walk->victims is NULL in cgroup drain mode.  Drivers'
 	 * eviction_valuable() callbacks must handle a NULL place, treating it
 	 * as "any placement": the TTM base implementation already does so via
 	 * ttm_resource_intersects().
@@ -917,7 +917,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 		.may_try_low = state->may_try_low,
 		.pools = &pools,
 	};
-	struct ttm_evict_window found;
+	struct ttm_evict_window found = { };
 	struct ttm_place window;
 	s64 lret = 0;
 

@@ -240,7 +240,7 @@ int ttm_device_init(struct ttm_device *bdev, const struct ttm_device_funcs *func
 	spin_lock_init(&bdev->lru_lock);
 	INIT_LIST_HEAD(&bdev->unevictable);
 	/* Throttling is off until the driver sets its periods. */
-	bdev->throttle_periods = (struct ttm_throttle_periods){ };
+	bdev->throttle_periods = (struct ttm_throttle_periods) { };
 	bdev->dev_mapping = mapping;
 	mutex_lock(&ttm_global_mutex);
 	list_add_tail(&bdev->device_list, &glob->device_list);

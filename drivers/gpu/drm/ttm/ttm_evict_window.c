@@ -27,7 +27,9 @@
  * takes, in LRU order, only the buffers that intersect that range,
  * retrying the allocation after each; buffers outside it are not even
  * locked, and the walk ends once it has seen as many resources as the
- * manager counted in the range. It only trylocks them, rather than wait or
+ * manager counted in the range (a hint: a resource met twice, or one
+ * placed in the range since, can end it before the last one, which costs
+ * at most the fallback below). It only trylocks them, rather than wait or
  * back off on one: a buffer in the range that another holds loses the
  * range before anything is evicted, as a buffer the driver refuses does.
  *

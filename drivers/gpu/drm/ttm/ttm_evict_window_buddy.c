@@ -130,7 +130,8 @@ bool ttm_buddy_evict_window(struct gpu_buddy *mm, struct mutex *lock,
 					       window->start + size, size, 0,
 					       ttm_buddy_block_count, &mark,
 					       &offset, &resources);
-		window->resources = min_t(u64, resources, UINT_MAX);
+		if (!err)
+			window->resources = min_t(u64, resources, UINT_MAX);
 	}
 	mutex_unlock(lock);
 	return !err;

@@ -151,7 +151,6 @@ void ttm_throttle_evicted(struct ttm_throttle *throttle)
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);
 
-#if IS_ENABLED(CONFIG_DEBUG_FS)
 /**
  * ttm_throttle_debugfs_init - let a device's throttle periods be tuned
  * @bdev: The device.
@@ -169,4 +168,3 @@ void ttm_throttle_debugfs_init(struct ttm_device *bdev, struct dentry *root)
 			   &bdev->throttle_periods.soft_ms);
 }
 EXPORT_SYMBOL(ttm_throttle_debugfs_init);
-#endif

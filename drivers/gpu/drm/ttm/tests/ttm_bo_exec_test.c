@@ -525,7 +525,8 @@ struct exec_switch {
 };
 
 static const struct exec_switch exec_flags_cases[] = {
-	{ false, "default" }, { true, "ignore-duplicates" },
+	{ .on = false, .desc = "default" },
+	{ .on = true, .desc = "ignore-duplicates" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(exec_flags, exec_flags_cases, desc);
@@ -689,7 +690,8 @@ static int exec_test_validate_past(struct kunit *test, struct drm_exec *exec,
 }
 
 static const struct exec_switch exec_owner_moves_cases[] = {
-	{ false, "evicted" }, { true, "moved-by-its-owner" },
+	{ .on = false, .desc = "evicted" },
+	{ .on = true, .desc = "moved-by-its-owner" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(exec_owner_moves, exec_owner_moves_cases, desc);
@@ -736,7 +738,8 @@ static void ttm_bo_exec_waited_victim_released(struct kunit *test)
 }
 
 static const struct exec_switch exec_shared_resv_cases[] = {
-	{ false, "own-reservations" }, { true, "shared-reservation" },
+	{ .on = false, .desc = "own-reservations" },
+	{ .on = true, .desc = "shared-reservation" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(exec_shared_resv, exec_shared_resv_cases, desc);
@@ -970,7 +973,8 @@ static void exec_stress_run(struct kunit *test, struct exec_stress *s,
 }
 
 static const struct exec_switch exec_inject_cases[] = {
-	{ true, "injected-deadlocks" }, { false, "natural" },
+	{ .on = true, .desc = "injected-deadlocks" },
+	{ .on = false, .desc = "natural" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(exec_inject, exec_inject_cases, desc);

@@ -51,9 +51,10 @@ static struct ttm_placement vram_placement = {
 };
 
 /*
- * The pages whose BOs were evicted, BOs the driver refuses to evict, and
- * the pages of BOs that eviction_valuable() said yes to, where a driver's
- * side effects would act.
+ * The pages whose BOs were evicted, BOs the driver refuses to evict, the
+ * pages of BOs that eviction_valuable() said yes to, where a driver's side
+ * effects would act, and the first pages of the resources eviction asked
+ * intersects about.
  */
 static struct {
 	unsigned long pages;
@@ -792,6 +793,8 @@ static void ttm_evict_window_bench(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, window.size, 16 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, window.cost,
 			8 * PAGE_SIZE * (1 + TTM_RESIDENCY_NORMAL));
+	/* Eight one-page resources, or two of four blocks. */
+	KUNIT_EXPECT_EQ(test, window.resources, 8 / blocks);
 
 	ratio = window_bench_ratio(search_ns, attempt_ns);
 	kunit_info(test, "%u resources of %u block(s)%s: search (manager lock held) %llu ns, failed contiguous allocation %llu ns (search = x%u.%02u attempts)\n",

@@ -346,12 +346,13 @@ static void ttm_throttle_off_by_default(struct kunit *test)
 	struct ttm_throttle throttle;
 	struct ttm_device *ttm;
 
-	ttm = kunit_kmalloc(test, sizeof(*ttm), GFP_KERNEL);
+	ttm = kunit_kzalloc(test, sizeof(*ttm), GFP_KERNEL);
 	bulk = kunit_kzalloc(test, sizeof(*bulk), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ttm);
 	KUNIT_ASSERT_NOT_NULL(test, bulk);
-	/* Not zeroed: the periods must be set by ttm_device_init(). */
-	memset(ttm, 0xa5, sizeof(*ttm));
+	/* ttm_device_init() must set the periods, not find them zeroed. */
+	ttm->throttle_periods.hard_ms = THR_HARD_MS;
+	ttm->throttle_periods.soft_ms = THR_SOFT_MS;
 	KUNIT_ASSERT_EQ(test, ttm_device_kunit_init(t->devs, ttm, 0), 0);
 	KUNIT_EXPECT_EQ(test, ttm->throttle_periods.hard_ms, 0);
 	KUNIT_EXPECT_EQ(test, ttm->throttle_periods.soft_ms, 0);

@@ -101,7 +101,12 @@ static void residency_is_the_last_type(struct kunit *test)
 /* No madvise extension is defined: a chain of any is refused. */
 static void madvise_rejects_extensions(struct kunit *test)
 {
-	struct drm_xe_madvise args = residency_args(DRM_XE_RESIDENCY_PRIORITY_NORMAL);
+	struct drm_xe_madvise args = {
+		.start = SZ_1M,
+		.range = SZ_64K,
+		.type = DRM_XE_MEM_RANGE_ATTR_ATOMIC,
+		.atomic.val = DRM_XE_ATOMIC_UNDEFINED,
+	};
 	struct xe_device *xe = test->priv;
 
 	KUNIT_EXPECT_TRUE(test, madvise_args_are_sane(xe, &args));
