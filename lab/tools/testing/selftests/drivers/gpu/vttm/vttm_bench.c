@@ -162,6 +162,7 @@
 	"pingpongs,optimum_bytes,gtt_used_bytes"
 #define VRAM_PARAM	"/sys/module/vttm/parameters/vram_size"
 #define TTM_PARAMS	"/sys/module/ttm/parameters"
+#define VTTM_PARAMS	"/sys/module/vttm/parameters"
 #define DRI_DEBUGFS	"/sys/kernel/debug/dri"
 #define SCENARIO_DIR	"scenarios"
 #define SCENARIO_SFX	".scenario"
