@@ -216,6 +216,14 @@ struct ttm_operation_ctx {
 	 * for none; see ttm_bo_validate().
 	 */
 	struct ttm_throttle *throttle;
+	/**
+	 * @throttle_kept: Set, never cleared, by ttm_bo_validate() when the
+	 * throttle left the BO outside the memory it would have had: hard
+	 * throttle kept it in a fallback placement, or soft throttle placed
+	 * it in a later placement rather than evict the clients that took
+	 * its client's memory. The driver may validate it again later.
+	 */
+	bool throttle_kept;
 };
 
 struct ttm_lru_walk;
@@ -269,12 +277,6 @@ struct ttm_lru_walk_arg {
 	 * walk only adds to it; its caller zeroes it.
 	 */
 	unsigned int moved_meanwhile;
-	/**
-	 * @bulk: Visit only the resources of this bulk move, each range in
-	 * its order, or NULL to walk the whole LRU. The walk's caller holds
-	 * the reservation the bulk move's BOs share.
-	 */
-	struct ttm_lru_bulk_move *bulk;
 	/**
 	 * @range: Visit only the resources that intersect this place, as
 	 * ttm_resource_intersects() says, checked before their BOs are

@@ -160,6 +160,8 @@ struct ttm_evict_window_pools {
  * @may_try_low: False if the allocation is within its dmem protection and
  *	evicts only other cgroups' memory.
  * @pools: The protection weighed so far in this search, or NULL.
+ * @spare: The throttle of the allocating client if it is throttled: the
+ *	memory of the clients that took its own is unmovable. Or NULL.
  * @refused: Resources of buffer objects the driver refused to evict in an
  *	earlier range of the same eviction. Only compared, never followed:
  *	one may have been freed since, and its memory reused by another
@@ -177,6 +179,7 @@ struct ttm_evict_window_request {
 	struct dmem_cgroup_pool_state *charge_pool;
 	bool may_try_low;
 	struct ttm_evict_window_pools *pools;
+	struct ttm_throttle *spare;
 	struct ttm_resource *refused[TTM_EVICT_WINDOW_TRIES - 1];
 	unsigned int num_refused;
 };
@@ -469,9 +472,6 @@ struct ttm_lru_bulk_move {
  * @mem_type: The memory type of the LRU list being traversed.
  * This field is valid iff @bulk != NULL.
  * @priority: the current priority
- * @limit_bulk: If set, the cursor visits only the resources of this bulk
- * move, in its order: each range from its first resource to its last. Set
- * with ttm_resource_cursor_init_bulk().
  *
  * Cursor to iterate over the resources in a manager.
  */
@@ -482,14 +482,10 @@ struct ttm_resource_cursor {
 	struct ttm_lru_bulk_move *bulk;
 	unsigned int mem_type;
 	unsigned int priority;
-	struct ttm_lru_bulk_move *limit_bulk;
 };
 
 void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,
 			      struct ttm_resource_manager *man);
-void ttm_resource_cursor_init_bulk(struct ttm_resource_cursor *cursor,
-				   struct ttm_resource_manager *man,
-				   struct ttm_lru_bulk_move *bulk);
 
 void ttm_resource_cursor_fini(struct ttm_resource_cursor *cursor);
 

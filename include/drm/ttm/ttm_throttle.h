@@ -6,6 +6,8 @@
 #define _TTM_THROTTLE_H_
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct dentry;
@@ -15,9 +17,9 @@ struct ttm_lru_bulk_move;
 /**
  * enum ttm_throttle_state - what a client may do after losing memory
  * @TTM_THROTTLE_NORMAL: No restriction.
- * @TTM_THROTTLE_SOFT: The client may fill free memory, but evicts its own
- *	buffers first, and other clients' memory only for a buffer that has
- *	no other placement it can use.
+ * @TTM_THROTTLE_SOFT: The client may fill free memory and evict other
+ *	clients' memory, but not that of the clients that took its own,
+ *	unless a buffer has no other placement it can use.
  * @TTM_THROTTLE_HARD: As soft, and a buffer whose current resource the
  *	placement accepts as a fallback stays there, even if free memory it
  *	prefers is available.
@@ -41,15 +43,35 @@ struct ttm_throttle_periods {
 	unsigned int soft_ms;
 };
 
+/* How many of the clients that took a client's memory it remembers. */
+#define TTM_THROTTLE_EVICTORS 4
+
+/**
+ * struct ttm_throttle_evictor - a client that took a throttled client's
+ * memory
+ * @client_id: The evictor's &ttm_throttle.client_id, 0 for a free slot.
+ * @evicted_at: When it last did, as ktime.
+ */
+struct ttm_throttle_evictor {
+	u64 client_id;
+	ktime_t evicted_at;
+};
+
 /**
  * struct ttm_throttle - the eviction throttle of one client
  * @periods: The periods that apply: the device's, unless the driver
  *	points a client at periods of its own. Read at every look at the
  *	state, so that a change applies at once.
- * @bulk: The client's LRU bulk move, which names the client's buffers.
- * @client_id: Names the client in tracepoints: the DRM client id.
+ * @client_id: Names the client, to the clients it evicts and in
+ *	tracepoints: the DRM client id, never 0. The throttles of one DRM
+ *	file (xe's VMs of one file, say) share it, and so count as one
+ *	evictor.
  * @evicted_at: When the client last lost memory to eviction, as ktime, or
  *	0 if it never did.
+ * @lock: Protects @evictors. A leaf lock, taken with a BO's reservation
+ *	or &ttm_device.lru_lock held, never the other way round.
+ * @evictors: The clients that took the client's memory most recently,
+ *	each for the hard and soft periods after it last did.
  *
  * A driver embeds one per client, next to the client's LRU bulk move, and
  * passes it to validation in &ttm_operation_ctx.throttle. See the
@@ -57,9 +79,10 @@ struct ttm_throttle_periods {
  */
 struct ttm_throttle {
 	const struct ttm_throttle_periods *periods;
-	struct ttm_lru_bulk_move *bulk;
 	u64 client_id;
 	atomic64_t evicted_at;
+	spinlock_t lock; /* protects @evictors */
+	struct ttm_throttle_evictor evictors[TTM_THROTTLE_EVICTORS];
 };
 
 void ttm_throttle_init(struct ttm_throttle *throttle,

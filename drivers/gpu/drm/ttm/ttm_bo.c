@@ -551,10 +551,12 @@ struct ttm_bo_alloc_state {
 	 */
 	bool may_try_low;
 	/**
-	 * @own: If set, evict only the BOs of this bulk move: those of a
-	 * throttled client, which is allocating.
+	 * @spare: If set, the throttle of the client allocating, which is
+	 * throttled: evict no BO of the clients that took its memory.
 	 */
-	struct ttm_lru_bulk_move *own;
+	struct ttm_throttle *spare;
+	/** @spared: Eviction left a BO alone for @spare. */
+	bool spared;
 };
 
 /**
@@ -706,8 +708,9 @@ static s64 ttm_bo_evict_walk_alloc(struct ttm_bo_evict_walk *evict_walk)
 
 /*
  * Taking a client's memory to make room for someone else throttles the
- * client. A BO that shares the reservation the evictor holds is the
- * evictor's own, whether or not it passed its throttle.
+ * client, which remembers the evictor. A BO that shares the reservation the
+ * evictor holds is the evictor's own, whether or not it passed its
+ * throttle.
  */
 static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
 				   struct ttm_buffer_object *bo)
@@ -716,16 +719,17 @@ static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
 
 	if (victim && victim != ctx->throttle &&
 	    !(ctx->resv && ctx->resv == bo->base.resv)) {
-		ttm_throttle_evicted(victim);
+		ttm_throttle_evicted(victim, ctx->throttle);
 		trace_ttm_throttle_start(victim, ctx->throttle);
 	}
 }
 
 /*
- * Whether the eviction walk takes @bo, which it holds locked: not if the
- * dmem cgroups protect it from this allocation, if it is pinned, or if the
- * driver refuses it. With @check, for a check ahead of the eviction, the
- * driver is asked through its eviction_check, if it has one.
+ * Whether the eviction walk takes @bo, which it holds locked: not if a
+ * throttled evictor spares its owner, if the dmem cgroups protect it from
+ * this allocation, if it is pinned, or if the driver refuses it. With
+ * @check, for a check ahead of the eviction, the driver is asked through
+ * its eviction_check, if it has one.
  */
 static bool ttm_bo_evict_walk_takes(struct ttm_bo_evict_walk *evict_walk,
 				    struct ttm_buffer_object *bo, bool check)
@@ -733,6 +737,14 @@ static bool ttm_bo_evict_walk_takes(struct ttm_bo_evict_walk *evict_walk,
 	const struct ttm_device_funcs *funcs = bo->bdev->funcs;
 	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
 	bool evict_valuable;
+
+	/* A throttled client keeps off the memory of those that took its own. */
+	if (evict_walk->alloc_state->spare &&
+	    ttm_throttle_spares(evict_walk->alloc_state->spare,
+				ttm_bo_owner_throttle(bo))) {
+		evict_walk->alloc_state->spared = true;
+		return false;
+	}
 
 	/*
 	 * If may_try_low is not set, then we're trying to evict unprotected
@@ -872,28 +884,6 @@ static struct drm_exec *ttm_bo_evict_exec(struct ttm_operation_ctx *ctx,
 }
 
 /*
- * A client's own BOs share the reservation it holds while it validates, so
- * one trylock pass over its bulk move reaches all it can: those sharing
- * &ttm_operation_ctx.resv with allow_res_evict set. dmem.low does not guard
- * them against their own client; otherwise the cgroups are weighed as for
- * any eviction: a cgroup may always evict its own charges, and a BO charged
- * to another cgroup keeps that cgroup's dmem.min.
- */
-static s64 ttm_bo_evict_own(struct ttm_bo_evict_walk *evict_walk,
-			    struct ttm_device *bdev,
-			    struct ttm_resource_manager *man)
-{
-	struct ttm_operation_ctx *ctx = evict_walk->walk.arg.ctx;
-
-	if (!ctx->allow_res_evict)
-		return 0;
-
-	evict_walk->walk.arg.bulk = evict_walk->alloc_state->own;
-	evict_walk->try_low = true;
-	return ttm_lru_walk_for_evict(&evict_walk->walk, bdev, man, 1);
-}
-
-/*
  * A contiguous allocation first frees the range its manager finds cheapest;
  * see "Contiguity-aware eviction". The walks visit only the range's
  * resources, and only trylock: a buffer in it that another holds is
@@ -916,6 +906,7 @@ ttm_bo_evict_window(struct ttm_bo_evict_walk *evict_walk,
 		.charge_pool = state->charge_pool,
 		.may_try_low = state->may_try_low,
 		.pools = &pools,
+		.spare = state->spare,
 	};
 	struct ttm_evict_window found = { };
 	struct ttm_place window;
@@ -1003,10 +994,6 @@ static int ttm_bo_evict_alloc(struct ttm_device *bdev,
 	state->in_evict = true;
 
 	evict_walk.walk.arg.trylock_only = true;
-	if (state->own) {
-		lret = ttm_bo_evict_own(&evict_walk, bdev, man);
-		goto out;
-	}
 	lret = ttm_bo_evict_window(&evict_walk, man);
 	if (lret)
 		goto out;
@@ -1216,23 +1203,25 @@ static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
 }
 
 /*
- * Tries each placement in turn; see ttm_bo_alloc_resource(). With @own set,
- * eviction takes only the BOs of that bulk move.
+ * Tries each placement in turn; see ttm_bo_alloc_resource(). With @spare set,
+ * eviction takes no BO of the clients that took the memory of @spare's, and
+ * a placement reached after one where it spared some is reported as kept.
  */
 static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ttm_placement *placement,
 				     struct ttm_operation_ctx *ctx,
 				     struct ww_acquire_ctx *ticket,
 				     bool force_space,
-				     struct ttm_lru_bulk_move *own,
+				     struct ttm_throttle *spare,
 				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
+	bool spared = false;
 	int i, ret;
 
 	for (i = 0; i < placement->num_placement; ++i) {
 		const struct ttm_place *place = &placement->placement[i];
-		struct ttm_bo_alloc_state alloc_state = { .own = own };
+		struct ttm_bo_alloc_state alloc_state = { .spare = spare };
 		struct ttm_resource_manager *man;
 
 		man = ttm_manager_type(bdev, place->mem_type);
@@ -1259,6 +1248,7 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 			if (ret) {
 				dmem_cgroup_uncharge(alloc_state.charge_pool,
 						bo->base.size);
+				spared |= alloc_state.spared;
 				if (ret == -EBUSY)
 					continue;
 				return ret;
@@ -1277,6 +1267,8 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 
 			return ret;
 		}
+		if (spared)
+			ctx->throttle_kept = true;
 		return 0;
 	}
 
@@ -1290,15 +1282,16 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * @placement: Proposed new placement for the buffer object
  * @ctx: if and how to sleep, lock buffers and alloc memory
  * @force_space: If we should evict buffers to force space
- * @own: The bulk move of the client allocating if it is throttled, else NULL.
+ * @spare: The throttle of the client allocating if it is throttled, else NULL.
  * @res: The resulting struct ttm_resource.
  *
  * Allocates a resource for the buffer object pointed to by @bo, using the
  * placement flags in @placement, potentially evicting other buffer objects when
  * @force_space is true.
- * With @own and @force_space, the client's own BOs are evicted first, over
- * every placement; only if no placement can be had that way does eviction
- * take anyone's. Own BOs evicted before that was clear stay evicted.
+ * With @spare and @force_space, eviction first spares the clients that took
+ * the memory of @spare's, over every placement; only if no placement can be
+ * had that way does eviction take theirs too. BOs evicted before that was
+ * clear stay evicted.
  * This function may sleep while waiting for resources to become available.
  * Returns:
  * -EBUSY: No space available (only if no_wait == true).
@@ -1312,7 +1305,7 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
 				 bool force_space,
-				 struct ttm_lru_bulk_move *own,
+				 struct ttm_throttle *spare,
 				 struct ttm_resource **res)
 {
 	struct ww_acquire_ctx *ticket;
@@ -1323,9 +1316,9 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 	if (unlikely(ret))
 		return ret;
 
-	if (own && force_space) {
+	if (spare && force_space) {
 		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						force_space, own, res);
+						force_space, spare, res);
 		if (ret != -ENOSPC)
 			return ret;
 	}
@@ -1484,7 +1477,7 @@ static int __ttm_bo_validate(struct ttm_buffer_object *bo,
 			     struct ttm_placement *placement,
 			     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_lru_bulk_move *own;
+	struct ttm_throttle *spare;
 	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
@@ -1500,9 +1493,11 @@ static int __ttm_bo_validate(struct ttm_buffer_object *bo,
 		return ttm_bo_pipeline_gutting(bo);
 
 	state = ttm_throttle_get_state(ctx->throttle);
-	if (ttm_bo_throttle_keeps(bo, placement, state))
+	if (ttm_bo_throttle_keeps(bo, placement, state)) {
+		ctx->throttle_kept = true;
 		return 0;
-	own = state != TTM_THROTTLE_NORMAL ? ctx->throttle->bulk : NULL;
+	}
+	spare = state != TTM_THROTTLE_NORMAL ? ctx->throttle : NULL;
 
 	force_space = false;
 	do {
@@ -1526,7 +1521,7 @@ static int __ttm_bo_validate(struct ttm_buffer_object *bo,
 		 * the second hop.
 		 */
 		ret = ttm_bo_alloc_resource(bo, placement, ctx, force_space,
-					    own, &res);
+					    spare, &res);
 		force_space = !force_space;
 		if (ret == -ENOSPC)
 			continue;

@@ -60,7 +60,9 @@ void ttm_bo_put(struct ttm_buffer_object *bo);
 
 /**
  * ttm_bo_owner_throttle - the eviction throttle of the client owning a BO
- * @bo: The buffer object, reserved.
+ * @bo: The buffer object, reserved or with &ttm_device.lru_lock held:
+ *	ttm_bo_set_bulk_move() needs both, and a driver frees a bulk move, and
+ *	the throttle next to it, only once no BO is in it.
  *
  * Return: The throttle of the client whose bulk move @bo is in, or NULL.
  */

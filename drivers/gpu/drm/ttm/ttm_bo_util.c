@@ -1047,10 +1047,7 @@ ttm_bo_lru_cursor_init(struct ttm_bo_lru_cursor *curs,
 		       struct ttm_lru_walk_arg *arg)
 {
 	memset(curs, 0, sizeof(*curs));
-	if (arg->bulk)
-		ttm_resource_cursor_init_bulk(&curs->res_curs, man, arg->bulk);
-	else
-		ttm_resource_cursor_init(&curs->res_curs, man);
+	ttm_resource_cursor_init(&curs->res_curs, man);
 	curs->arg = arg;
 
 	return curs;

@@ -13,6 +13,7 @@
 #include <drm/ttm/ttm_resource.h>
 
 #include "ttm_bo_internal.h"
+#include "ttm_throttle_internal.h"
 
 /**
  * DOC: Contiguity-aware eviction
@@ -56,9 +57,9 @@
  * dmem.low, measured against the root cgroup rather than against the
  * cgroups' common ancestor as the walk does (a buffer that the walk finds
  * protected and the search does not is refused by the check, which costs
- * one more search). No range is chosen when a dmem.max held the charge
- * back, since what is missing then is room in the cgroup, nor when a
- * throttled client may take only its own memory.
+ * one more search); for a throttled client, the memory of the clients
+ * that took its own. No range is chosen when a dmem.max held the charge
+ * back, since what is missing then is room in the cgroup.
  *
  * Managers on the buddy allocator use ttm_buddy_evict_window(), which
  * weighs every candidate range of the allocation's size and alignment with
@@ -66,7 +67,8 @@
  *
  * Locking, outermost first: the evictor's reservation; the manager's own
  * lock, the one its allocations take, for the whole search; for each
- * resource priced, &ttm_device.lru_lock. The manager's lock keeps the
+ * resource priced, &ttm_device.lru_lock, and inside it a throttled
+ * client's &ttm_throttle.lock. The manager's lock keeps the
  * resources alive, but not their buffer objects: a ghost transfer
  * re-points &ttm_resource.bo under lru_lock, and the buffer object it
  * pointed to may then be freed. So ttm_evict_window_cost() reads the
@@ -198,7 +200,9 @@ u64 ttm_evict_window_cost(const struct ttm_evict_window_request *req,
 	spin_lock(lru_lock);
 	bo = res->bo;
 	/* Weights stay below 2^5, sizes below 2^58: no overflow. */
-	if (bo && !bo->pin_count && !ttm_evict_window_callers(req, bo))
+	if (bo && !bo->pin_count && !ttm_evict_window_callers(req, bo) &&
+	    !(req->spare &&
+	      ttm_throttle_spares(req->spare, ttm_bo_owner_throttle(bo))))
 		cost = (u64)res->size * ttm_evict_window_weight(req, bo);
 	spin_unlock(lru_lock);
 	return cost;

@@ -129,32 +129,9 @@ void ttm_resource_cursor_init(struct ttm_resource_cursor *cursor,
 {
 	cursor->priority = 0;
 	cursor->man = man;
-	cursor->limit_bulk = NULL;
 	ttm_lru_item_init(&cursor->hitch, TTM_LRU_HITCH);
 	INIT_LIST_HEAD(&cursor->bulk_link);
 	INIT_LIST_HEAD(&cursor->hitch.link);
-}
-
-/**
- * ttm_resource_cursor_init_bulk() - Initialize a cursor over one bulk move
- * @cursor: The cursor to initialize.
- * @man: The resource manager.
- * @bulk: The bulk move whose resources on @man's LRU lists to visit.
- *
- * As ttm_resource_cursor_init(), but the iteration jumps to each range
- * @bulk keeps on @man and visits only that range, lowest residency level
- * first, so its cost does not depend on the resources of others.
- *
- * The caller holds the reservation that the BOs of @bulk share, for the
- * whole iteration: that keeps @bulk alive and its ranges in place while the
- * LRU lock is dropped between resources.
- */
-void ttm_resource_cursor_init_bulk(struct ttm_resource_cursor *cursor,
-				   struct ttm_resource_manager *man,
-				   struct ttm_lru_bulk_move *bulk)
-{
-	ttm_resource_cursor_init(cursor, man);
-	cursor->limit_bulk = bulk;
 }
 
 /**
@@ -803,48 +780,6 @@ ttm_resource_cursor_check_bulk(struct ttm_resource_cursor *cursor,
 	}
 }
 
-/* The first resource of the cursor's bulk move on its LRU list, or NULL */
-static struct ttm_resource *
-ttm_resource_cursor_bulk_first(struct ttm_resource_cursor *cursor)
-{
-	struct ttm_device *bdev = cursor->man->bdev;
-	unsigned int i;
-
-	for (i = 0; i < TTM_NUM_MEM_TYPES; i++)
-		if (ttm_manager_type(bdev, i) == cursor->man)
-			return cursor->limit_bulk->pos[i][cursor->priority].first;
-	return NULL;
-}
-
-/*
- * Put the hitch where the walk of the current priority starts: at the head
- * of the LRU list, or, for a cursor over one bulk move, in front of its
- * range, or at the tail of the list if it has none there.
- */
-static void ttm_resource_cursor_start(struct ttm_resource_cursor *cursor)
-{
-	struct list_head *lru = &cursor->man->lru[cursor->priority];
-	struct ttm_resource *first;
-
-	if (!cursor->limit_bulk) {
-		list_move(&cursor->hitch.link, lru);
-		return;
-	}
-
-	first = ttm_resource_cursor_bulk_first(cursor);
-	if (first)
-		dma_resv_assert_held(first->bo->base.resv);
-	list_move_tail(&cursor->hitch.link, first ? &first->lru.link : lru);
-}
-
-/* A range is contiguous: the first resource of another ends the walk. */
-static bool ttm_resource_cursor_passed_bulk(struct ttm_resource_cursor *cursor,
-					    struct ttm_lru_item *lru)
-{
-	return cursor->limit_bulk &&
-	       ttm_lru_item_to_res(lru)->bo->bulk_move != cursor->limit_bulk;
-}
-
 /**
  * ttm_resource_manager_first() - Start iterating over the resources
  * of a resource manager
@@ -865,7 +800,7 @@ ttm_resource_manager_first(struct ttm_resource_cursor *cursor)
 
 	lockdep_assert_held(&man->bdev->lru_lock);
 
-	ttm_resource_cursor_start(cursor);
+	list_move(&cursor->hitch.link, &man->lru[cursor->priority]);
 	return ttm_resource_manager_next(cursor);
 }
 EXPORT_SYMBOL_FOR_TESTS_ONLY(ttm_resource_manager_first);
@@ -889,8 +824,6 @@ ttm_resource_manager_next(struct ttm_resource_cursor *cursor)
 		lru = &cursor->hitch;
 		list_for_each_entry_continue(lru, &man->lru[cursor->priority], link) {
 			if (ttm_lru_item_is_res(lru)) {
-				if (ttm_resource_cursor_passed_bulk(cursor, lru))
-					break;
 				ttm_resource_cursor_check_bulk(cursor, lru);
 				list_move(&cursor->hitch.link, &lru->link);
 				return ttm_lru_item_to_res(lru);
@@ -900,7 +833,7 @@ ttm_resource_manager_next(struct ttm_resource_cursor *cursor)
 		if (++cursor->priority >= TTM_MAX_BO_PRIORITY)
 			break;
 
-		ttm_resource_cursor_start(cursor);
+		list_move(&cursor->hitch.link, &man->lru[cursor->priority]);
 		ttm_resource_cursor_clear_bulk(cursor);
 	}
 

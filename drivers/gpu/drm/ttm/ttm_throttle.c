@@ -8,6 +8,8 @@
 #include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/ktime.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
@@ -27,22 +29,26 @@
  * &ttm_operation_ctx.throttle.
  *
  * When eviction that makes room for a validation takes any of a client's
- * memory, the client enters *hard* throttle. A buffer it validates then
- * stays where it is if the placement accepts its current resource as a
- * fallback, rather than move to the memory it prefers: only memory that
- * must move, moves. *Soft* throttle follows: the client may fill free
- * memory again, but eviction on its behalf first takes its own buffers,
- * walking its bulk move lowest residency level first, and a fallback
- * placement before anyone else's memory. Only a buffer that can be placed
- * no other way, a VRAM-only one say, evicts other clients, so no
- * validation fails that would succeed unthrottled. A soft period without
- * another eviction returns the client to *normal*; a new eviction restarts
- * the sequence at hard.
+ * memory, the client enters *hard* throttle, and remembers who took it. A
+ * buffer it validates then stays where it is if the placement accepts its
+ * current resource as a fallback, rather than move to the memory it
+ * prefers: only memory that must move, moves. *Soft* throttle follows: the
+ * client may fill free memory again, and evict other clients' memory as
+ * usual, but not the memory of the clients that took its own: a fallback
+ * placement comes first. Only a buffer that can be placed no other way,
+ * a VRAM-only one say, evicts them, so no validation fails that would
+ * succeed unthrottled. A soft period without another eviction returns the
+ * client to *normal*; a new eviction restarts the sequence at hard.
+ *
+ * Each evictor is remembered for the hard and soft periods after it last
+ * took the client's memory, in a set of %TTM_THROTTLE_EVICTORS: a further
+ * evictor replaces the one that evicted longest ago. So a compositor that
+ * evicts two renderers for its scanout buffer keeps both off its own
+ * memory for a while, without freezing the split of VRAM between them.
  *
  * The throttle leaves dmem protection as it is: eviction of other clients'
- * memory follows dmem.min and dmem.low as without it, and the pass over the
- * client's own buffers follows the charge's limit and, as eviction within
- * one cgroup always does, ignores the cgroup's own protection.
+ * memory follows dmem.min and dmem.low as without it, and the throttle only
+ * takes the evictors' buffers out of the candidates.
  *
  * The periods are a device's settings, &ttm_device.throttle_periods, 0
  * until the driver sets them: how long a fight over memory lasts depends
@@ -58,15 +64,21 @@
  * scene, yet lets a client that went idle refill free VRAM once its hard
  * period ends.
  *
- * A client's own buffers share the reservation it holds while it
- * validates, so eviction reaches them only with
- * &ttm_operation_ctx.allow_res_evict. Without it, as in xe's and amdgpu's
- * submissions, soft throttle places a buffer in a fallback placement
- * rather than evicting another client.
+ * A buffer the throttle kept out of the memory it prefers, in hard
+ * throttle or by a soft fallback, is reported in
+ * &ttm_operation_ctx.throttle_kept. A driver that validates every buffer
+ * of every submission, as amdgpu does, needs nothing more: the next
+ * submission after the hard period tries the buffer again. A driver that
+ * validates only what was evicted, as xe does with its VM's evict list,
+ * must validate the reported buffers again itself once the hard period is
+ * over; that validation moves them into free memory only, since a buffer
+ * that is in a fallback placement evicts nothing to leave it.
  *
  * A client is known by its bulk move: buffers outside any bulk move, such
  * as buffers shared between processes, neither throttle anyone when they
- * are evicted nor are throttled. Only eviction that makes room for a
+ * are evicted nor are throttled; an evictor is known by the throttle it
+ * validates with, and one that validates without a throttle is not
+ * remembered by its victims. Only eviction that makes room for a
  * placement throttles the owners of what it takes; the shrinker, suspend,
  * ttm_resource_manager_evict_all() and the reclaim of a dmem.max write do
  * not throttle the owners of the buffers they move, though evictions that
@@ -86,9 +98,10 @@ EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_now);
  * ttm_throttle_init - initialise a client's throttle
  * @throttle: The throttle.
  * @bulk: The client's LRU bulk move: eviction finds the throttle of a
- *	buffer's owner through it, and a throttled client's eviction walks it.
+ *	buffer's owner through it.
  * @periods: The periods that apply, normally &ttm_device.throttle_periods.
- * @client_id: The client's DRM client id, which names it in tracepoints.
+ * @client_id: The client's DRM client id, not 0: it names the client to
+ *	those it evicts, and in tracepoints.
  *
  * The client starts unthrottled. Call this after ttm_lru_bulk_move_init(),
  * and before any buffer joins @bulk or with the reservation those buffers
@@ -100,12 +113,24 @@ void ttm_throttle_init(struct ttm_throttle *throttle,
 		       u64 client_id)
 {
 	throttle->periods = periods;
-	throttle->bulk = bulk;
 	throttle->client_id = client_id;
 	atomic64_set(&throttle->evicted_at, 0);
+	spin_lock_init(&throttle->lock);
+	memset(throttle->evictors, 0, sizeof(throttle->evictors));
 	bulk->throttle = throttle;
 }
 EXPORT_SYMBOL(ttm_throttle_init);
+
+/* How long after its last eviction a throttle is in effect. */
+static ktime_t ttm_throttle_period(struct ttm_throttle *throttle, bool soft)
+{
+	ktime_t period = ms_to_ktime(READ_ONCE(throttle->periods->hard_ms));
+
+	if (soft)
+		period = ktime_add(period,
+				   ms_to_ktime(READ_ONCE(throttle->periods->soft_ms)));
+	return period;
+}
 
 /**
  * ttm_throttle_get_state - the throttle state of a client now
@@ -117,7 +142,7 @@ EXPORT_SYMBOL(ttm_throttle_init);
  */
 enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle)
 {
-	ktime_t evicted_at, hard, soft, since;
+	ktime_t evicted_at, since;
 
 	if (!throttle)
 		return TTM_THROTTLE_NORMAL;
@@ -126,12 +151,10 @@ enum ttm_throttle_state ttm_throttle_get_state(struct ttm_throttle *throttle)
 	if (!evicted_at)
 		return TTM_THROTTLE_NORMAL;
 
-	hard = ms_to_ktime(READ_ONCE(throttle->periods->hard_ms));
-	soft = ms_to_ktime(READ_ONCE(throttle->periods->soft_ms));
 	since = ktime_sub(ttm_throttle_now(), evicted_at);
-	if (since < hard)
+	if (since < ttm_throttle_period(throttle, false))
 		return TTM_THROTTLE_HARD;
-	if (since < ktime_add(hard, soft))
+	if (since < ttm_throttle_period(throttle, true))
 		return TTM_THROTTLE_SOFT;
 	return TTM_THROTTLE_NORMAL;
 }
@@ -140,16 +163,82 @@ EXPORT_SYMBOL(ttm_throttle_get_state);
 /**
  * ttm_throttle_evicted - restart a client's throttle at hard
  * @throttle: The throttle of the client whose memory was evicted.
+ * @evictor: The throttle of the client the eviction made room for, or
+ *	NULL if it validates without one.
  *
  * TTM calls this when eviction made room for someone else with the
- * client's memory. Only the time is kept, in an atomic, so that the
- * evictor sets it without the victim's locks.
+ * client's memory. The time is kept in an atomic, so that reading the
+ * state costs no lock; @evictor replaces the slot it already has, else
+ * the slot of the evictor that evicted longest ago (a free slot is the
+ * oldest).
  */
-void ttm_throttle_evicted(struct ttm_throttle *throttle)
+void ttm_throttle_evicted(struct ttm_throttle *throttle,
+			  const struct ttm_throttle *evictor)
 {
-	atomic64_set(&throttle->evicted_at, ttm_throttle_now());
+	ktime_t now = ttm_throttle_now();
+	struct ttm_throttle_evictor *slot;
+	unsigned int i;
+
+	atomic64_set(&throttle->evicted_at, now);
+	if (!evictor || !evictor->client_id)
+		return;
+
+	spin_lock(&throttle->lock);
+	slot = &throttle->evictors[0];
+	for (i = 0; i < TTM_THROTTLE_EVICTORS; i++) {
+		struct ttm_throttle_evictor *e = &throttle->evictors[i];
+
+		if (e->client_id == evictor->client_id) {
+			slot = e;
+			break;
+		}
+		if (!e->client_id || e->evicted_at < slot->evicted_at)
+			slot = e;
+	}
+	slot->client_id = evictor->client_id;
+	slot->evicted_at = now;
+	spin_unlock(&throttle->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);
+
+/**
+ * ttm_throttle_spares - whether a throttled client keeps off a BO's owner
+ * @throttle: The throttle of the client that is evicting.
+ * @owner: The throttle of the client that owns the candidate, or NULL.
+ *
+ * A client that is throttled does not evict the memory of the clients
+ * that took its own within the hard and soft periods before; see
+ * "Eviction throttling". O(%TTM_THROTTLE_EVICTORS), under @throttle's lock.
+ *
+ * Return: true if eviction on behalf of @throttle's client should leave
+ * @owner's memory alone.
+ */
+bool ttm_throttle_spares(struct ttm_throttle *throttle,
+			 const struct ttm_throttle *owner)
+{
+	ktime_t since_at;
+	bool spares = false;
+	unsigned int i;
+
+	if (!owner || owner == throttle || !owner->client_id)
+		return false;
+
+	since_at = ktime_sub(ttm_throttle_now(),
+			     ttm_throttle_period(throttle, true));
+	spin_lock(&throttle->lock);
+	for (i = 0; i < TTM_THROTTLE_EVICTORS; i++) {
+		const struct ttm_throttle_evictor *e = &throttle->evictors[i];
+
+		if (e->client_id == owner->client_id &&
+		    e->evicted_at > since_at) {
+			spares = true;
+			break;
+		}
+	}
+	spin_unlock(&throttle->lock);
+	return spares;
+}
+EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_spares);
 
 /**
  * ttm_throttle_debugfs_init - let a device's throttle periods be tuned

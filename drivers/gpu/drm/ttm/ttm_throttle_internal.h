@@ -9,7 +9,10 @@
 
 struct ttm_throttle;
 
-void ttm_throttle_evicted(struct ttm_throttle *throttle);
+void ttm_throttle_evicted(struct ttm_throttle *throttle,
+			  const struct ttm_throttle *evictor);
+bool ttm_throttle_spares(struct ttm_throttle *throttle,
+			 const struct ttm_throttle *owner);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 ktime_t ttm_throttle_now(void);

@@ -3464,6 +3464,12 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 	ret = ttm_bo_validate(&bo->ttm, &bo->placement, &ctx);
 	xe_vm_clear_validating(vm, allow_res_evict);
 
+	/* Only a VM's throttle keeps: remember the BO for when it relents. */
+	if (!ret && ctx.throttle_kept) {
+		bo->throttle_kept = true;
+		vm->throttle_kept = true;
+	}
+
 	return ret;
 }
 

@@ -342,24 +342,8 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
 }
 
 /*
- * Under its eviction throttle, a VM's validation may leave a BO that prefers
- * VRAM in system memory. Once validated, the BO is off the evict list, so
- * nothing would move it back: remember it for when the throttle has ended.
- */
-static void xe_vm_note_throttle_kept(struct xe_vm *vm, struct xe_bo *bo)
-{
-	if (!vm->xef || !(bo->flags & XE_BO_FLAG_VRAM_MASK) ||
-	    xe_bo_is_vram(bo) || xe_bo_is_pinned(bo) ||
-	    ttm_throttle_get_state(&vm->throttle) == TTM_THROTTLE_NORMAL)
-		return;
-
-	bo->throttle_kept = true;
-	vm->throttle_kept = true;
-}
-
-/*
- * Marks the BOs the ended throttle kept in system memory evicted, so that
- * validation tries VRAM for them once more: the VM's own BOs join the
+ * Marks the BOs the throttle kept in system memory evicted, so that
+ * validation tries free VRAM for them once more: the VM's own BOs join the
  * evict list at once, external ones at the next submission's
  * drm_gpuvm_prepare_objects(). A BO that meanwhile was pinned, purged or
  * made purgeable stays where it is.
@@ -411,7 +395,6 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
 	if (ret)
 		return ret;
 
-	xe_vm_note_throttle_kept(vm, bo);
 	vm_bo->evicted = false;
 	return 0;
 }
@@ -428,8 +411,8 @@ static int xe_gpuvm_validate(struct drm_gpuvm_bo *vm_bo, struct drm_exec *exec)
  * Validates all evicted gem objects and rebinds their vmas. Note that
  * rebindings may cause evictions and hence the validation-rebind
  * sequence is rerun until there are no more objects to validate. Once the
- * vm's eviction throttle has ended, the BOs it kept in system memory are
- * validated again, to move them back into VRAM.
+ * vm's hard eviction throttle has ended, the BOs the throttle kept in
+ * system memory are validated again, to move them into free VRAM.
  * Call this inside the locking loop of @exec, with @exec set as the vm's
  * validation transaction, so that page tables are created through it.
  *
@@ -443,8 +426,9 @@ int xe_vm_validate_rebind(struct xe_vm *vm, struct drm_exec *exec,
 	struct drm_gem_object *obj;
 	int ret;
 
+	/* Soft throttle may fill free VRAM; the validation evicts nothing. */
 	if (vm->throttle_kept &&
-	    ttm_throttle_get_state(&vm->throttle) == TTM_THROTTLE_NORMAL)
+	    ttm_throttle_get_state(&vm->throttle) != TTM_THROTTLE_HARD)
 		xe_vm_repromote(vm);
 
 	do {
@@ -3171,13 +3155,10 @@ static int vma_lock_and_validate(struct drm_exec *exec, struct xe_vma *vma,
 		if (vma->attr.purgeable_state != XE_MADV_PURGEABLE_WILLNEED)
 			validate_bo = false;
 
-		if (!err && validate_bo) {
+		if (!err && validate_bo)
 			err = xe_bo_validate(bo, vm,
 					     xe_vm_allow_vm_eviction(vm) &&
 					     flags.res_evict, exec);
-			if (!err)
-				xe_vm_note_throttle_kept(vm, bo);
-		}
 
 		if (err)
 			return err;

@@ -58,10 +58,12 @@ static struct ttm_placement vram_or_tt_placement = {
  * struct thr_test - what one test set up
  * @devs: The devices.
  * @now: The fake clock.
+ * @last_id: The client id given last; the first client's is 1.
  */
 struct thr_test {
 	struct ttm_test_devices *devs;
 	ktime_t now;
+	u64 last_id;
 };
 
 /**
@@ -183,6 +185,7 @@ static void thr_client_fini(void *data)
 /* A client, its bulk move off the stack, for its size. */
 static struct thr_client *thr_client(struct kunit *test)
 {
+	struct thr_test *t = test->priv;
 	struct thr_client *client;
 
 	client = kunit_kzalloc(test, sizeof(*client), GFP_KERNEL);
@@ -190,7 +193,7 @@ static struct thr_client *thr_client(struct kunit *test)
 	dma_resv_init(&client->resv);
 	ttm_lru_bulk_move_init(&client->bulk);
 	ttm_throttle_init(&client->throttle, &client->bulk,
-			  &thr_bdev(test)->throttle_periods, 0);
+			  &thr_bdev(test)->throttle_periods, ++t->last_id);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, thr_client_fini,
 							client), 0);
 	return client;
@@ -265,6 +268,28 @@ static int thr_validate_as(struct thr_client *client,
 	return ret;
 }
 
+/* The context of a submission of @client, as xe and amdgpu validate. */
+static struct ttm_operation_ctx thr_ctx(struct thr_client *client)
+{
+	return (struct ttm_operation_ctx) {
+		.resv = &client->resv,
+		.throttle = &client->throttle,
+	};
+}
+
+static int thr_validate_ctx(struct thr_client *client,
+			    struct ttm_buffer_object *bo,
+			    struct ttm_placement *placement,
+			    struct ttm_operation_ctx *ctx)
+{
+	int ret;
+
+	dma_resv_lock(&client->resv, NULL);
+	ret = ttm_bo_validate(bo, placement, ctx);
+	dma_resv_unlock(&client->resv);
+	return ret;
+}
+
 static int thr_validate(struct thr_client *client,
 			struct ttm_buffer_object *bo,
 			struct ttm_placement *placement)
@@ -290,7 +315,7 @@ static void ttm_throttle_states_follow_the_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(NULL), TTM_THROTTLE_NORMAL);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_NORMAL);
 
-	ttm_throttle_evicted(thr);
+	ttm_throttle_evicted(thr, NULL);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
 	thr_advance(test, ktime_sub(THR_HARD, 1));
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
@@ -302,15 +327,15 @@ static void ttm_throttle_states_follow_the_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_NORMAL);
 
 	/* An eviction in soft throttle restarts the sequence at hard. */
-	ttm_throttle_evicted(thr);
+	ttm_throttle_evicted(thr, NULL);
 	thr_advance(test, THR_HARD);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_SOFT);
-	ttm_throttle_evicted(thr);
+	ttm_throttle_evicted(thr, NULL);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
 
 	/* So does one in hard throttle: the periods run from the last. */
 	thr_advance(test, ktime_sub(THR_HARD, 1));
-	ttm_throttle_evicted(thr);
+	ttm_throttle_evicted(thr, NULL);
 	thr_advance(test, ktime_sub(THR_HARD, 1));
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
 	thr_advance(test, ktime_add(THR_SOFT, 1));
@@ -322,7 +347,7 @@ static void ttm_throttle_device_periods_apply_at_once(struct kunit *test)
 	struct ttm_throttle_periods *periods = &thr_bdev(test)->throttle_periods;
 	struct thr_client *c = thr_client(test);
 
-	ttm_throttle_evicted(&c->throttle);
+	ttm_throttle_evicted(&c->throttle, NULL);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_HARD);
 
 	periods->hard_ms = 0;
@@ -331,7 +356,7 @@ static void ttm_throttle_device_periods_apply_at_once(struct kunit *test)
 	/* Both 0: throttling is off, even right after an eviction. */
 	periods->soft_ms = 0;
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_NORMAL);
-	ttm_throttle_evicted(&c->throttle);
+	ttm_throttle_evicted(&c->throttle, NULL);
 	KUNIT_EXPECT_EQ(test, state(c), TTM_THROTTLE_NORMAL);
 
 	periods->hard_ms = THR_HARD_MS;
@@ -359,7 +384,7 @@ static void ttm_throttle_off_by_default(struct kunit *test)
 
 	ttm_lru_bulk_move_init(bulk);
 	ttm_throttle_init(&throttle, bulk, &ttm->throttle_periods, 0);
-	ttm_throttle_evicted(&throttle);
+	ttm_throttle_evicted(&throttle, NULL);
 	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&throttle),
 			TTM_THROTTLE_NORMAL);
 	ttm_device_fini(ttm);
@@ -411,7 +436,7 @@ static void ttm_throttle_hard_keeps_acceptable_memory(struct kunit *test)
 	a = thr_bo(test, ca, &tt_placement);
 
 	/* VRAM is free, but a hard-throttled client stays in GTT. */
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, NULL);
 	KUNIT_ASSERT_EQ(test, thr_validate(ca, a, &vram_or_tt_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
 
@@ -432,7 +457,7 @@ static void ttm_throttle_hard_moves_what_must_move(struct kunit *test)
 	a = thr_bo(test, ca, &tt_placement);
 
 	/* A scanout buffer must be in VRAM, at another client's cost. */
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, NULL);
 	KUNIT_ASSERT_EQ(test, thr_validate(ca, a, &vram_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, mem_type(b[0]), TTM_PL_TT);
@@ -441,8 +466,9 @@ static void ttm_throttle_hard_moves_what_must_move(struct kunit *test)
 }
 
 /*
- * VRAM holds B's BO, first in LRU order, then A's. A places a BO that must
- * be in VRAM; returns A's BO that was in VRAM, B's in @b.
+ * VRAM holds B's BO, first in LRU order, then A's. A, whose memory B took
+ * if A is throttled, places a BO that must be in VRAM; returns A's BO that
+ * was in VRAM, B's in @b.
  */
 static struct ttm_buffer_object *
 thr_must_place_scenario(struct kunit *test, enum ttm_throttle_state a_state,
@@ -457,7 +483,7 @@ thr_must_place_scenario(struct kunit *test, enum ttm_throttle_state a_state,
 	a_new = thr_bo(test, ca, &tt_placement);
 
 	if (a_state != TTM_THROTTLE_NORMAL)
-		ttm_throttle_evicted(&ca->throttle);
+		ttm_throttle_evicted(&ca->throttle, &cb->throttle);
 	if (a_state == TTM_THROTTLE_SOFT)
 		thr_advance(test, THR_HARD);
 	KUNIT_ASSERT_EQ(test, state(ca), a_state);
@@ -467,7 +493,8 @@ thr_must_place_scenario(struct kunit *test, enum ttm_throttle_state a_state,
 	return a;
 }
 
-static void ttm_throttle_soft_evicts_own_first(struct kunit *test)
+/* A's own BO goes rather than that of B, which took A's memory. */
+static void ttm_throttle_soft_spares_its_evictor(struct kunit *test)
 {
 	struct ttm_buffer_object *a, *b;
 
@@ -495,7 +522,7 @@ static void ttm_throttle_soft_falls_back_before_evicting(struct kunit *test)
 	b[1] = thr_bo(test, cb, &vram_placement);
 	a = thr_bo(test, ca, &sys_placement);
 
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, &cb->throttle);
 	thr_advance(test, THR_HARD);
 	KUNIT_ASSERT_EQ(test, thr_validate(ca, a, &vram_or_tt_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
@@ -509,7 +536,7 @@ static void ttm_throttle_soft_falls_back_before_evicting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mem_type(b[0]), TTM_PL_TT);
 }
 
-static void ttm_throttle_soft_without_own_reach(struct kunit *test)
+static void ttm_throttle_soft_spares_evictor_unless_must_place(struct kunit *test)
 {
 	struct ttm_buffer_object *a[3], *b;
 	struct thr_client *ca, *cb;
@@ -521,14 +548,14 @@ static void ttm_throttle_soft_without_own_reach(struct kunit *test)
 	a[2] = thr_bo(test, ca, &sys_placement);
 
 	/* As xe and amdgpu validate: the client's own BOs are out of reach. */
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, &cb->throttle);
 	thr_advance(test, THR_HARD);
 	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a[1], &vram_or_tt_placement,
 					      &ca->throttle, false), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a[1]), TTM_PL_TT);
 	KUNIT_EXPECT_EQ(test, mem_type(b), TTM_PL_VRAM);
 
-	/* A BO that can only be in VRAM takes B's place. */
+	/* A BO that can only be in VRAM takes the place of B's, A's evictor. */
 	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a[2], &vram_placement,
 					      &ca->throttle, false), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a[2]), TTM_PL_VRAM);
@@ -553,7 +580,7 @@ static void ttm_throttle_hard_leaves_pinned_bos_alone(struct kunit *test)
 	 * move it may not make, as without throttling; hard throttle would
 	 * have kept it.
 	 */
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, NULL);
 	KUNIT_EXPECT_EQ(test, thr_validate(ca, a, &vram_or_tt_placement),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
@@ -579,11 +606,11 @@ static void ttm_throttle_relocation_ignores_the_evictor(struct kunit *test)
 	a_new = thr_bo(test, ca, &sys_placement);
 
 	/*
-	 * A, soft-throttled, must place a BO in VRAM and evicts B's. B's BO
-	 * makes room in GTT in LRU order, taking C's: A's throttle, which
-	 * would take A's own first, is not the relocation's.
+	 * A, soft-throttled after C took its memory, must place a BO in VRAM
+	 * and evicts B's. B's BO makes room in GTT in LRU order, taking C's:
+	 * A's throttle, which would spare C, is not the relocation's.
 	 */
-	ttm_throttle_evicted(&ca->throttle);
+	ttm_throttle_evicted(&ca->throttle, &cc->throttle);
 	thr_advance(test, THR_HARD);
 	KUNIT_ASSERT_EQ(test, thr_validate(ca, a_new, &vram_placement), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(a_new), TTM_PL_VRAM);
@@ -593,91 +620,158 @@ static void ttm_throttle_relocation_ignores_the_evictor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, state(cc), TTM_THROTTLE_HARD);
 }
 
-/* Records each BO an LRU walk visits. */
-struct thr_walk {
-	struct ttm_lru_walk walk;
-	struct ttm_buffer_object *seen[8];
-	unsigned int n;
-};
-
-static s64 thr_walk_record(struct ttm_lru_walk *walk,
-			   struct ttm_buffer_object *bo)
+/*
+ * The 3-client rule: B, whose memory A took, still evicts C's memory, but
+ * not A's. Without a throttle, B would evict A's, first in LRU order.
+ */
+static void ttm_throttle_soft_evicts_others_not_its_evictor(struct kunit *test)
 {
-	struct thr_walk *w = container_of(walk, typeof(*w), walk);
-
-	if (w->n < ARRAY_SIZE(w->seen))
-		w->seen[w->n++] = bo;
-	return 0;
-}
-
-static const struct ttm_lru_walk_ops thr_walk_ops = {
-	.process_bo = thr_walk_record,
-};
-
-static void ttm_throttle_own_walk_visits_only_own_bos(struct kunit *test)
-{
-	struct ttm_operation_ctx ctx = { .allow_res_evict = true };
-	struct ttm_buffer_object *a[3];
+	struct ttm_buffer_object *a, *b[3], *c;
 	struct thr_client *ca, *cb, *cc;
-	struct thr_walk w = {
-		.walk = {
-			.ops = &thr_walk_ops,
-			.arg = { .ctx = &ctx, .trylock_only = true },
-		},
-	};
-	struct ttm_resource_manager *man;
 
-	/* In LRU order: B's range, A's range, then C's. */
-	thr_setup(test, 8, &ca, &cb);
+	thr_setup(test, 2, &ca, &cb);
 	cc = thr_client(test);
-	thr_bo(test, cb, &vram_placement);
-	a[0] = thr_bo(test, ca, &vram_placement);
-	a[1] = thr_bo(test, ca, &vram_placement);
-	thr_bo(test, cb, &vram_placement);
-	a[2] = thr_bo(test, ca, &vram_placement);
-	thr_bo(test, cc, &vram_placement);
+	b[0] = thr_bo(test, cb, &vram_placement);
+	c = thr_bo(test, cc, &vram_placement);
+	a = thr_bo(test, ca, &tt_placement);
+	b[1] = thr_bo(test, cb, &sys_placement);
+	b[2] = thr_bo(test, cb, &sys_placement);
 
-	/* A's lowest level first: a[1] before the others. */
-	dma_resv_lock(&ca->resv, NULL);
-	ttm_bo_set_residency(a[1], TTM_RESIDENCY_MINIMUM);
-	ctx.resv = &ca->resv;
-	w.walk.arg.bulk = &ca->bulk;
-	man = ttm_manager_type(thr_bdev(test), TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, ttm_lru_walk_for_evict(&w.walk, thr_bdev(test),
-						     man, 1), 0);
-	dma_resv_unlock(&ca->resv);
+	/* A takes B's VRAM; C's submission then puts A's BO first in LRU. */
+	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a, &vram_placement,
+					      &ca->throttle, false), 0);
+	KUNIT_ASSERT_EQ(test, mem_type(b[0]), TTM_PL_TT);
+	KUNIT_ASSERT_EQ(test, state(cb), TTM_THROTTLE_HARD);
+	dma_resv_lock(&cc->resv, NULL);
+	spin_lock(&thr_bdev(test)->lru_lock);
+	ttm_lru_bulk_move_tail(&cc->bulk);
+	spin_unlock(&thr_bdev(test)->lru_lock);
+	dma_resv_unlock(&cc->resv);
 
-	KUNIT_ASSERT_EQ(test, w.n, 3);
-	KUNIT_EXPECT_PTR_EQ(test, w.seen[0], a[1]);
-	KUNIT_EXPECT_PTR_EQ(test, w.seen[1], a[0]);
-	KUNIT_EXPECT_PTR_EQ(test, w.seen[2], a[2]);
+	/* As xe and amdgpu validate, B's own BOs are out of its reach. */
+	thr_advance(test, THR_HARD);
+	KUNIT_ASSERT_EQ(test, state(cb), TTM_THROTTLE_SOFT);
+	KUNIT_ASSERT_EQ(test, thr_validate_as(cb, b[1], &vram_or_tt_placement,
+					      &cb->throttle, false), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(b[1]), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(c), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, state(cc), TTM_THROTTLE_HARD);
+	KUNIT_EXPECT_EQ(test, state(ca), TTM_THROTTLE_NORMAL);
+
+	/* A's memory alone is left: B's next BO falls back to GTT. */
+	KUNIT_ASSERT_EQ(test, thr_validate_as(cb, b[2], &vram_or_tt_placement,
+					      &cb->throttle, false), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(b[2]), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_VRAM);
+
+	/* Once B is normal again, A's memory is anyone's. */
+	thr_advance(test, THR_SOFT);
+	KUNIT_ASSERT_EQ(test, thr_validate_as(cb, b[2], &vram_placement,
+					      &cb->throttle, false), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(b[2]), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
 }
 
-static void ttm_throttle_own_walk_of_empty_bulk(struct kunit *test)
+/* The driver learns which BOs the throttle kept, and only those. */
+static void ttm_throttle_reports_what_it_kept(struct kunit *test)
 {
-	struct ttm_operation_ctx ctx = { .allow_res_evict = true };
+	struct ttm_buffer_object *a[3], *b;
+	struct ttm_operation_ctx ctx;
 	struct thr_client *ca, *cb;
-	struct thr_walk w = {
-		.walk = {
-			.ops = &thr_walk_ops,
-			.arg = { .ctx = &ctx, .trylock_only = true },
-		},
-	};
 
-	thr_setup(test, 8, &ca, &cb);
-	thr_bo(test, cb, &vram_placement);
-	thr_bo(test, ca, &tt_placement);
+	thr_setup(test, 2, &ca, &cb);
+	b = thr_bo(test, cb, &vram_placement);
+	a[0] = thr_bo(test, ca, &tt_placement);
+	a[1] = thr_bo(test, ca, &tt_placement);
+	a[2] = thr_bo(test, ca, &sys_placement);
 
-	/* A has nothing in VRAM: B's BO there is not A's to visit. */
-	dma_resv_lock(&ca->resv, NULL);
-	ctx.resv = &ca->resv;
-	w.walk.arg.bulk = &ca->bulk;
-	KUNIT_EXPECT_EQ(test, ttm_lru_walk_for_evict(&w.walk, thr_bdev(test),
-						     ttm_manager_type(thr_bdev(test),
-								      TTM_PL_VRAM),
-						     1), 0);
-	dma_resv_unlock(&ca->resv);
-	KUNIT_EXPECT_EQ(test, w.n, 0);
+	/* Hard: a[0] stays in GTT though VRAM has room; that is reported. */
+	ttm_throttle_evicted(&ca->throttle, &cb->throttle);
+	ctx = thr_ctx(ca);
+	KUNIT_ASSERT_EQ(test, thr_validate_ctx(ca, a[0], &vram_or_tt_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a[0]), TTM_PL_TT);
+	KUNIT_EXPECT_TRUE(test, ctx.throttle_kept);
+
+	/* A BO that asks for GTT alone, as a prefetch there, is not kept. */
+	ctx = thr_ctx(ca);
+	KUNIT_ASSERT_EQ(test, thr_validate_ctx(ca, a[1], &tt_placement, &ctx),
+			0);
+	KUNIT_EXPECT_FALSE(test, ctx.throttle_kept);
+
+	/* Soft: a[0] fills the free VRAM, nothing kept. */
+	thr_advance(test, THR_HARD);
+	ctx = thr_ctx(ca);
+	KUNIT_ASSERT_EQ(test, thr_validate_ctx(ca, a[0], &vram_or_tt_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a[0]), TTM_PL_VRAM);
+	KUNIT_EXPECT_FALSE(test, ctx.throttle_kept);
+
+	/* VRAM holds only B's, A's evictor, and A's own: a[2] falls back. */
+	ctx = thr_ctx(ca);
+	KUNIT_ASSERT_EQ(test, thr_validate_ctx(ca, a[2], &vram_or_tt_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a[2]), TTM_PL_TT);
+	KUNIT_EXPECT_TRUE(test, ctx.throttle_kept);
+
+	/* A BO that must be in VRAM evicts B's, and is where it must be. */
+	ctx = thr_ctx(ca);
+	KUNIT_ASSERT_EQ(test, thr_validate_ctx(ca, a[1], &vram_placement,
+					       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a[1]), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(b), TTM_PL_TT);
+	KUNIT_EXPECT_FALSE(test, ctx.throttle_kept);
+}
+
+/* Each evictor for its own periods, at most TTM_THROTTLE_EVICTORS. */
+static void ttm_throttle_evictors_are_remembered(struct kunit *test)
+{
+	struct thr_client *c[TTM_THROTTLE_EVICTORS + 2];
+	struct ttm_throttle *victim;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		c[i] = thr_client(test);
+	victim = &c[0]->throttle;
+
+	/* No one yet; an evictor without a throttle is not remembered. */
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	ttm_throttle_evicted(victim, NULL);
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, NULL));
+
+	ttm_throttle_evicted(victim, &c[1]->throttle);
+	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[2]->throttle));
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, victim));
+
+	/* c[2] later: c[1] is forgotten first, when its periods end. */
+	thr_advance(test, THR_HARD);
+	ttm_throttle_evicted(victim, &c[2]->throttle);
+	thr_advance(test, ktime_sub(THR_SOFT, 1));
+	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	thr_advance(test, 1);
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[2]->throttle));
+
+	/* An evictor that evicts again keeps one slot, with the new time. */
+	for (i = 1; i <= TTM_THROTTLE_EVICTORS; i++) {
+		thr_advance(test, 1);
+		ttm_throttle_evicted(victim, &c[i]->throttle);
+		ttm_throttle_evicted(victim, &c[i]->throttle);
+	}
+	for (i = 1; i <= TTM_THROTTLE_EVICTORS; i++)
+		KUNIT_EXPECT_TRUE(test,
+				  ttm_throttle_spares(victim, &c[i]->throttle));
+
+	/* One more replaces the one that evicted longest ago, c[1]. */
+	thr_advance(test, 1);
+	ttm_throttle_evicted(victim, &c[TTM_THROTTLE_EVICTORS + 1]->throttle);
+	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	for (i = 2; i <= TTM_THROTTLE_EVICTORS + 1; i++)
+		KUNIT_EXPECT_TRUE(test,
+				  ttm_throttle_spares(victim, &c[i]->throttle));
 }
 
 static struct kunit_case ttm_throttle_test_cases[] = {
@@ -688,14 +782,15 @@ static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_own_eviction_throttles_nobody),
 	KUNIT_CASE(ttm_throttle_hard_keeps_acceptable_memory),
 	KUNIT_CASE(ttm_throttle_hard_moves_what_must_move),
-	KUNIT_CASE(ttm_throttle_soft_evicts_own_first),
+	KUNIT_CASE(ttm_throttle_soft_spares_its_evictor),
 	KUNIT_CASE(ttm_throttle_normal_evicts_lru_first),
 	KUNIT_CASE(ttm_throttle_soft_falls_back_before_evicting),
-	KUNIT_CASE(ttm_throttle_soft_without_own_reach),
+	KUNIT_CASE(ttm_throttle_soft_spares_evictor_unless_must_place),
+	KUNIT_CASE(ttm_throttle_soft_evicts_others_not_its_evictor),
+	KUNIT_CASE(ttm_throttle_reports_what_it_kept),
+	KUNIT_CASE(ttm_throttle_evictors_are_remembered),
 	KUNIT_CASE(ttm_throttle_hard_leaves_pinned_bos_alone),
 	KUNIT_CASE(ttm_throttle_relocation_ignores_the_evictor),
-	KUNIT_CASE(ttm_throttle_own_walk_visits_only_own_bos),
-	KUNIT_CASE(ttm_throttle_own_walk_of_empty_bulk),
 	{}
 };
 
