@@ -194,6 +194,15 @@ struct ttm_operation_ctx {
 	 */
 	bool allow_res_evict;
 	/**
+	 * @throttle_kept: Set, never cleared, by ttm_bo_validate() when the
+	 * eviction throttle may have left the BO outside the memory it would
+	 * have had: hard throttle kept it in a fallback placement, or soft
+	 * throttle placed it in a later placement after sparing memory of
+	 * the clients that took its client's. The driver may validate it
+	 * again later.
+	 */
+	bool throttle_kept;
+	/**
 	 * @resv: Reservation object to be used together with
 	 * @allow_res_evict.
 	 */
@@ -216,14 +225,6 @@ struct ttm_operation_ctx {
 	 * for none; see ttm_bo_validate().
 	 */
 	struct ttm_throttle *throttle;
-	/**
-	 * @throttle_kept: Set, never cleared, by ttm_bo_validate() when the
-	 * throttle left the BO outside the memory it would have had: hard
-	 * throttle kept it in a fallback placement, or soft throttle placed
-	 * it in a later placement rather than evict the clients that took
-	 * its client's memory. The driver may validate it again later.
-	 */
-	bool throttle_kept;
 };
 
 struct ttm_lru_walk;

@@ -71,6 +71,7 @@ struct ttm_place;
 struct ttm_buffer_object;
 struct ttm_placement;
 struct ttm_throttle;
+struct ttm_throttle_spare;
 struct ttm_operation_ctx;
 struct ww_acquire_ctx;
 struct iosys_map;
@@ -160,8 +161,8 @@ struct ttm_evict_window_pools {
  * @may_try_low: False if the allocation is within its dmem protection and
  *	evicts only other cgroups' memory.
  * @pools: The protection weighed so far in this search, or NULL.
- * @spare: The throttle of the allocating client if it is throttled: the
- *	memory of the clients that took its own is unmovable. Or NULL.
+ * @spare: If the allocating client is throttled, the clients that took
+ *	its memory, whose memory is unmovable; else NULL.
  * @refused: Resources of buffer objects the driver refused to evict in an
  *	earlier range of the same eviction. Only compared, never followed:
  *	one may have been freed since, and its memory reused by another
@@ -179,7 +180,7 @@ struct ttm_evict_window_request {
 	struct dmem_cgroup_pool_state *charge_pool;
 	bool may_try_low;
 	struct ttm_evict_window_pools *pools;
-	struct ttm_throttle *spare;
+	const struct ttm_throttle_spare *spare;
 	struct ttm_resource *refused[TTM_EVICT_WINDOW_TRIES - 1];
 	unsigned int num_refused;
 };

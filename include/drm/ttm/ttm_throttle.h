@@ -39,8 +39,8 @@ enum ttm_throttle_state {
  * throttling off.
  */
 struct ttm_throttle_periods {
-	unsigned int hard_ms;
-	unsigned int soft_ms;
+	u32 hard_ms;
+	u32 soft_ms;
 };
 
 /* How many of the clients that took a client's memory it remembers. */

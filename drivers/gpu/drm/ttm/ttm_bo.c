@@ -551,10 +551,10 @@ struct ttm_bo_alloc_state {
 	 */
 	bool may_try_low;
 	/**
-	 * @spare: If set, the throttle of the client allocating, which is
-	 * throttled: evict no BO of the clients that took its memory.
+	 * @spare: If set, the client allocating is throttled: evict no BO of
+	 * the clients that took its memory, which this names.
 	 */
-	struct ttm_throttle *spare;
+	const struct ttm_throttle_spare *spare;
 	/** @spared: Eviction left a BO alone for @spare. */
 	bool spared;
 };
@@ -717,11 +717,13 @@ static void ttm_bo_throttle_victim(struct ttm_operation_ctx *ctx,
 {
 	struct ttm_throttle *victim = ttm_bo_owner_throttle(bo);
 
-	if (victim && victim != ctx->throttle &&
-	    !(ctx->resv && ctx->resv == bo->base.resv)) {
-		ttm_throttle_evicted(victim, ctx->throttle);
-		trace_ttm_throttle_start(victim, ctx->throttle);
-	}
+	if (!victim || victim == ctx->throttle ||
+	    (ctx->throttle && ctx->throttle->client_id == victim->client_id) ||
+	    (ctx->resv && ctx->resv == bo->base.resv))
+		return;
+
+	ttm_throttle_evicted(victim, ctx->throttle);
+	trace_ttm_throttle_start(victim, ctx->throttle);
 }
 
 /*
@@ -738,8 +740,11 @@ static bool ttm_bo_evict_walk_takes(struct ttm_bo_evict_walk *evict_walk,
 	struct dmem_cgroup_pool_state *limit_pool, *ancestor = NULL;
 	bool evict_valuable;
 
-	/* A throttled client keeps off the memory of those that took its own. */
-	if (evict_walk->alloc_state->spare &&
+	/*
+	 * A throttled client keeps off the memory of those that took its own,
+	 * but for what is being freed anyway.
+	 */
+	if (evict_walk->alloc_state->spare && !bo->deleted &&
 	    ttm_throttle_spares(evict_walk->alloc_state->spare,
 				ttm_bo_owner_throttle(bo))) {
 		evict_walk->alloc_state->spared = true;
@@ -1203,16 +1208,18 @@ static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
 }
 
 /*
- * Tries each placement in turn; see ttm_bo_alloc_resource(). With @spare set,
- * eviction takes no BO of the clients that took the memory of @spare's, and
- * a placement reached after one where it spared some is reported as kept.
+ * Tries each placement in turn, or only the fallbacks with @fallbacks; see
+ * ttm_bo_alloc_resource(). With @spare set, eviction takes no BO of the
+ * clients it names, and a placement reached after one where it spared
+ * some is reported as kept.
  */
 static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ttm_placement *placement,
 				     struct ttm_operation_ctx *ctx,
 				     struct ww_acquire_ctx *ticket,
 				     bool force_space,
-				     struct ttm_throttle *spare,
+				     const struct ttm_throttle_spare *spare,
+				     bool fallbacks,
 				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -1230,6 +1237,8 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 
 		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
 				    TTM_PL_FLAG_FALLBACK))
+			continue;
+		if (fallbacks && !(place->flags & TTM_PL_FLAG_FALLBACK))
 			continue;
 
 		ret = ttm_bo_alloc_at_place(bo, place, force_space, res,
@@ -1282,16 +1291,17 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * @placement: Proposed new placement for the buffer object
  * @ctx: if and how to sleep, lock buffers and alloc memory
  * @force_space: If we should evict buffers to force space
- * @spare: The throttle of the client allocating if it is throttled, else NULL.
+ * @spare: The clients that took the memory of the client allocating, if it
+ * is throttled, else NULL.
  * @res: The resulting struct ttm_resource.
  *
  * Allocates a resource for the buffer object pointed to by @bo, using the
  * placement flags in @placement, potentially evicting other buffer objects when
  * @force_space is true.
- * With @spare and @force_space, eviction first spares the clients that took
- * the memory of @spare's, over every placement; only if no placement can be
- * had that way does eviction take theirs too. BOs evicted before that was
- * clear stay evicted.
+ * With @spare and @force_space, eviction first spares the clients @spare
+ * names, over every placement; only if no placement can be had that way
+ * does eviction take their memory too, in a fallback placement first.
+ * BOs evicted before that was clear stay evicted.
  * This function may sleep while waiting for resources to become available.
  * Returns:
  * -EBUSY: No space available (only if no_wait == true).
@@ -1305,7 +1315,7 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 				 struct ttm_placement *placement,
 				 struct ttm_operation_ctx *ctx,
 				 bool force_space,
-				 struct ttm_throttle *spare,
+				 const struct ttm_throttle_spare *spare,
 				 struct ttm_resource **res)
 {
 	struct ww_acquire_ctx *ticket;
@@ -1318,13 +1328,21 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 
 	if (spare && force_space) {
 		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						force_space, spare, res);
+						true, spare, false, res);
+		if (ret != -ENOSPC)
+			return ret;
+
+		/* The evictors lose memory of a fallback before their best. */
+		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
+						true, NULL, true, res);
+		if (!ret)
+			ctx->throttle_kept = true;
 		if (ret != -ENOSPC)
 			return ret;
 	}
 
 	return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-					 force_space, NULL, res);
+					 force_space, NULL, false, res);
 }
 
 /*
@@ -1477,7 +1495,7 @@ static int __ttm_bo_validate(struct ttm_buffer_object *bo,
 			     struct ttm_placement *placement,
 			     struct ttm_operation_ctx *ctx)
 {
-	struct ttm_throttle *spare;
+	struct ttm_throttle_spare spare_ids, *spare = NULL;
 	enum ttm_throttle_state state;
 	struct ttm_resource *res;
 	struct ttm_place hop;
@@ -1497,7 +1515,10 @@ static int __ttm_bo_validate(struct ttm_buffer_object *bo,
 		ctx->throttle_kept = true;
 		return 0;
 	}
-	spare = state != TTM_THROTTLE_NORMAL ? ctx->throttle : NULL;
+	if (state != TTM_THROTTLE_NORMAL) {
+		ttm_throttle_get_spare(ctx->throttle, &spare_ids);
+		spare = &spare_ids;
+	}
 
 	force_space = false;
 	do {

@@ -69,7 +69,10 @@ void ttm_bo_put(struct ttm_buffer_object *bo);
 static inline struct ttm_throttle *
 ttm_bo_owner_throttle(struct ttm_buffer_object *bo)
 {
-	return bo->bulk_move ? bo->bulk_move->throttle : NULL;
+	if (!bo->bulk_move)
+		return NULL;
+	/* Pairs with the store in ttm_throttle_init(). */
+	return smp_load_acquire(&bo->bulk_move->throttle);
 }
 
 bool ttm_evict_window_enabled(void);

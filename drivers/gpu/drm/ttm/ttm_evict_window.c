@@ -67,8 +67,7 @@
  *
  * Locking, outermost first: the evictor's reservation; the manager's own
  * lock, the one its allocations take, for the whole search; for each
- * resource priced, &ttm_device.lru_lock, and inside it a throttled
- * client's &ttm_throttle.lock. The manager's lock keeps the
+ * resource priced, &ttm_device.lru_lock. The manager's lock keeps the
  * resources alive, but not their buffer objects: a ghost transfer
  * re-points &ttm_resource.bo under lru_lock, and the buffer object it
  * pointed to may then be freed. So ttm_evict_window_cost() reads the

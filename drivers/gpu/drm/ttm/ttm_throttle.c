@@ -35,10 +35,11 @@
  * prefers: only memory that must move, moves. *Soft* throttle follows: the
  * client may fill free memory again, and evict other clients' memory as
  * usual, but not the memory of the clients that took its own: a fallback
- * placement comes first. Only a buffer that can be placed no other way,
- * a VRAM-only one say, evicts them, so no validation fails that would
- * succeed unthrottled. A soft period without another eviction returns the
- * client to *normal*; a new eviction restarts the sequence at hard.
+ * placement comes first. Only a buffer that can be placed no other way
+ * evicts them, the memory of a fallback placement before that of the one
+ * it prefers, so no validation fails that would succeed unthrottled. A
+ * soft period without another eviction returns the client to *normal*; a
+ * new eviction restarts the sequence at hard.
  *
  * Each evictor is remembered for the hard and soft periods after it last
  * took the client's memory, in a set of %TTM_THROTTLE_EVICTORS: a further
@@ -75,10 +76,15 @@
  * that is in a fallback placement evicts nothing to leave it.
  *
  * A client is known by its bulk move: buffers outside any bulk move, such
- * as buffers shared between processes, neither throttle anyone when they
- * are evicted nor are throttled; an evictor is known by the throttle it
- * validates with, and one that validates without a throttle is not
- * remembered by its victims. Only eviction that makes room for a
+ * as buffers shared between processes, throttle no one when they are
+ * evicted, and are spared by no one; a throttled client that validates
+ * one follows its throttle for it as for its own. An evictor is known by
+ * the throttle it validates with: one that validates without a throttle
+ * is not remembered by its victims, and throttles with the same client id
+ * (the VMs of one DRM file) are one client, which neither throttles nor
+ * spares itself. When the relocation of a victim evicts a third client's
+ * memory, the third client remembers the evictor whose validation caused
+ * it. Only eviction that makes room for a
  * placement throttles the owners of what it takes; the shrinker, suspend,
  * ttm_resource_manager_evict_all() and the reclaim of a dmem.max write do
  * not throttle the owners of the buffers they move, though evictions that
@@ -103,9 +109,10 @@ EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_now);
  * @client_id: The client's DRM client id, not 0: it names the client to
  *	those it evicts, and in tracepoints.
  *
- * The client starts unthrottled. Call this after ttm_lru_bulk_move_init(),
- * and before any buffer joins @bulk or with the reservation those buffers
- * share held: eviction reads the link under that reservation.
+ * The client starts unthrottled. Call this once, after
+ * ttm_lru_bulk_move_init(); buffers may already be in @bulk. Eviction
+ * reads the link with the buffer's reservation or &ttm_device.lru_lock
+ * held, and finds the throttle complete once it is set.
  */
 void ttm_throttle_init(struct ttm_throttle *throttle,
 		       struct ttm_lru_bulk_move *bulk,
@@ -117,7 +124,8 @@ void ttm_throttle_init(struct ttm_throttle *throttle,
 	atomic64_set(&throttle->evicted_at, 0);
 	spin_lock_init(&throttle->lock);
 	memset(throttle->evictors, 0, sizeof(throttle->evictors));
-	bulk->throttle = throttle;
+	/* Eviction may look the link up under lru_lock alone. */
+	smp_store_release(&bulk->throttle, throttle);
 }
 EXPORT_SYMBOL(ttm_throttle_init);
 
@@ -167,23 +175,25 @@ EXPORT_SYMBOL(ttm_throttle_get_state);
  *	NULL if it validates without one.
  *
  * TTM calls this when eviction made room for someone else with the
- * client's memory. The time is kept in an atomic, so that reading the
- * state costs no lock; @evictor replaces the slot it already has, else
- * the slot of the evictor that evicted longest ago (a free slot is the
- * oldest).
+ * client's memory. @evictor replaces the slot it already has, else the
+ * slot of the evictor that evicted longest ago (a free slot is the
+ * oldest). The clock is read under @throttle's lock, so that concurrent
+ * evictions never move a time back; the time of the last eviction is
+ * kept in an atomic as well, so that reading the state takes no lock.
  */
 void ttm_throttle_evicted(struct ttm_throttle *throttle,
 			  const struct ttm_throttle *evictor)
 {
-	ktime_t now = ttm_throttle_now();
 	struct ttm_throttle_evictor *slot;
 	unsigned int i;
-
-	atomic64_set(&throttle->evicted_at, now);
-	if (!evictor || !evictor->client_id)
-		return;
+	ktime_t now;
 
 	spin_lock(&throttle->lock);
+	now = ttm_throttle_now();
+	atomic64_set(&throttle->evicted_at, now);
+	if (!evictor || !evictor->client_id)
+		goto out;
+
 	slot = &throttle->evictors[0];
 	for (i = 0; i < TTM_THROTTLE_EVICTORS; i++) {
 		struct ttm_throttle_evictor *e = &throttle->evictors[i];
@@ -197,46 +207,65 @@ void ttm_throttle_evicted(struct ttm_throttle *throttle,
 	}
 	slot->client_id = evictor->client_id;
 	slot->evicted_at = now;
+out:
 	spin_unlock(&throttle->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_evicted);
 
 /**
- * ttm_throttle_spares - whether a throttled client keeps off a BO's owner
- * @throttle: The throttle of the client that is evicting.
- * @owner: The throttle of the client that owns the candidate, or NULL.
+ * ttm_throttle_get_spare - the clients a throttled client keeps off, now
+ * @throttle: The throttle of the client that is about to evict.
+ * @spare: Where to put the ids of the clients that took its memory within
+ *	the hard and soft periods before.
  *
- * A client that is throttled does not evict the memory of the clients
- * that took its own within the hard and soft periods before; see
- * "Eviction throttling". O(%TTM_THROTTLE_EVICTORS), under @throttle's lock.
- *
- * Return: true if eviction on behalf of @throttle's client should leave
- * @owner's memory alone.
+ * Taken once per validation, so that eviction weighs each candidate
+ * without the lock or the clock; an eviction of the client's memory in
+ * the meantime counts from its next validation on.
  */
-bool ttm_throttle_spares(struct ttm_throttle *throttle,
-			 const struct ttm_throttle *owner)
+void ttm_throttle_get_spare(struct ttm_throttle *throttle,
+			    struct ttm_throttle_spare *spare)
 {
-	ktime_t since_at;
-	bool spares = false;
 	unsigned int i;
+	ktime_t since;
 
-	if (!owner || owner == throttle || !owner->client_id)
-		return false;
-
-	since_at = ktime_sub(ttm_throttle_now(),
-			     ttm_throttle_period(throttle, true));
+	spare->client_id = throttle->client_id;
+	spare->count = 0;
 	spin_lock(&throttle->lock);
+	since = ktime_sub(ttm_throttle_now(),
+			  ttm_throttle_period(throttle, true));
 	for (i = 0; i < TTM_THROTTLE_EVICTORS; i++) {
 		const struct ttm_throttle_evictor *e = &throttle->evictors[i];
 
-		if (e->client_id == owner->client_id &&
-		    e->evicted_at > since_at) {
-			spares = true;
-			break;
-		}
+		if (e->client_id && e->evicted_at > since)
+			spare->ids[spare->count++] = e->client_id;
 	}
 	spin_unlock(&throttle->lock);
-	return spares;
+}
+EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_get_spare);
+
+/**
+ * ttm_throttle_spares - whether a throttled client keeps off a BO's owner
+ * @spare: The clients it keeps off, from ttm_throttle_get_spare().
+ * @owner: The throttle of the client that owns the candidate, or NULL.
+ *
+ * A client that is throttled does not evict the memory of the clients
+ * that took its own; see "Eviction throttling". At most
+ * %TTM_THROTTLE_EVICTORS compares, and no lock.
+ *
+ * Return: true if eviction should leave @owner's memory alone.
+ */
+bool ttm_throttle_spares(const struct ttm_throttle_spare *spare,
+			 const struct ttm_throttle *owner)
+{
+	unsigned int i;
+
+	if (!owner || !owner->client_id || owner->client_id == spare->client_id)
+		return false;
+
+	for (i = 0; i < spare->count; i++)
+		if (spare->ids[i] == owner->client_id)
+			return true;
+	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(ttm_throttle_spares);
 

@@ -59,13 +59,13 @@ DECLARE_EVENT_CLASS(ttm_bo_placement,
 			      ttm_show_mem_type(__entry->to), __entry->client)
 );
 
-/* Any move but an eviction's: for a validation, the shrinker, a driver. */
+/* Any move but an eviction's: for a validation, or a driver's own. */
 DEFINE_EVENT(ttm_bo_placement, ttm_bo_move,
 	     TP_PROTO(struct ttm_buffer_object *bo, u32 from, u32 to),
 	     TP_ARGS(bo, from, to)
 );
 
-/* A move TTM makes to evict a buffer: to make room, or for suspend. */
+/* A move TTM makes to evict a buffer: for room, suspend or swap-out. */
 DEFINE_EVENT(ttm_bo_placement, ttm_bo_evict,
 	     TP_PROTO(struct ttm_buffer_object *bo, u32 from, u32 to),
 	     TP_ARGS(bo, from, to)

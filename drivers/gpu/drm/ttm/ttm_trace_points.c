@@ -13,11 +13,12 @@
  * DRM client id fdinfo shows as ``drm-client-id``; 0 stands for a buffer
  * outside any throttled client's bulk move, or for the kernel.
  *
- * - ``ttm_bo_evict``: a move that TTM makes to evict a buffer, to make
- *   room or for suspend. The first leg of an eviction that needs a bounce
- *   shows as ``ttm_bo_move``.
- * - ``ttm_bo_move``: every other move: for a validation, the shrinker or a
- *   driver.
+ * - ``ttm_bo_evict``: a move that TTM makes to evict a buffer: to make
+ *   room, for suspend, or to system memory before the shrinker swaps the
+ *   buffer out. The first leg of an eviction that needs a bounce shows as
+ *   ``ttm_bo_move``.
+ * - ``ttm_bo_move``: every other move: for a validation, or a driver's
+ *   own.
  * - ``ttm_bo_throttle_keep``: hard throttle kept a buffer in a fallback
  *   placement, though its placement prefers another memory type.
  * - ``ttm_throttle_start``: eviction that made room for a validation took
@@ -35,8 +36,8 @@
  *
  *	# echo 1 > /sys/kernel/tracing/events/ttm/enable
  *	# cat /sys/kernel/tracing/trace_pipe
- *	ttm_throttle_start: client=12 evicted_by=14
  *	ttm_bo_evict: bo=... size=50331648 vram->tt client=12
+ *	ttm_throttle_start: client=12 evicted_by=14
  *	ttm_bo_move: bo=... size=50331648 system->vram client=14
  *
  * While disabled, the events cost their static branches.

@@ -3465,7 +3465,7 @@ int xe_bo_validate(struct xe_bo *bo, struct xe_vm *vm, bool allow_res_evict,
 	xe_vm_clear_validating(vm, allow_res_evict);
 
 	/* Only a VM's throttle keeps: remember the BO for when it relents. */
-	if (!ret && ctx.throttle_kept) {
+	if (vm && !ret && ctx.throttle_kept) {
 		bo->throttle_kept = true;
 		vm->throttle_kept = true;
 	}

@@ -346,7 +346,7 @@ void xe_vm_kill(struct xe_vm *vm, bool unlocked)
  * validation tries free VRAM for them once more: the VM's own BOs join the
  * evict list at once, external ones at the next submission's
  * drm_gpuvm_prepare_objects(). A BO that meanwhile was pinned, purged or
- * made purgeable stays where it is.
+ * made purgeable, or swapped out, stays where it is.
  */
 static void xe_vm_repromote(struct xe_vm *vm)
 {
@@ -363,7 +363,8 @@ static void xe_vm_repromote(struct xe_vm *vm)
 			continue;
 
 		bo->throttle_kept = false;
-		if (!xe_bo_is_vram(bo) && !xe_bo_is_pinned(bo) &&
+		/* In TT, a validation moves it into free VRAM only. */
+		if (xe_bo_is_mem_type(bo, XE_PL_TT) && !xe_bo_is_pinned(bo) &&
 		    !xe_bo_is_purged(bo) && !xe_bo_madv_is_dontneed(bo))
 			drm_gpuvm_bo_evict(gpuva->vm_bo, true);
 	}

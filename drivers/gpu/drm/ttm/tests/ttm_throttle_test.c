@@ -220,11 +220,16 @@ static void thr_bo_put(void *data)
 	ttm_bo_fini(bo);
 }
 
-/* A BO of @client, in its bulk move, first placed in @placement. */
-static struct ttm_buffer_object *thr_bo(struct kunit *test,
-					struct thr_client *client,
-					struct ttm_placement *placement)
+/*
+ * A BO of @client, in its bulk move, first placed in @placement; sharing the
+ * client's reservation unless @apart.
+ */
+static struct ttm_buffer_object *__thr_bo(struct kunit *test,
+					  struct thr_client *client,
+					  struct ttm_placement *placement,
+					  bool apart)
 {
+	struct dma_resv *resv = apart ? NULL : &client->resv;
 	struct thr_test *t = test->priv;
 	struct ttm_operation_ctx ctx = { };
 	struct ttm_buffer_object *bo;
@@ -232,17 +237,26 @@ static struct ttm_buffer_object *thr_bo(struct kunit *test,
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
 	drm_gem_private_object_init(t->devs->drm, &bo->base, THR_BO_SIZE);
-	dma_resv_lock(&client->resv, NULL);
+	if (resv)
+		dma_resv_lock(resv, NULL);
+	/* Without @resv, this returns with the BO's own reservation held. */
 	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(thr_bdev(test), bo,
 						   ttm_bo_type_device,
 						   placement, PAGE_SIZE, &ctx,
-						   NULL, &client->resv,
+						   NULL, resv,
 						   &dummy_ttm_bo_destroy), 0);
 	ttm_bo_set_bulk_move(bo, &client->bulk);
-	dma_resv_unlock(&client->resv);
+	dma_resv_unlock(bo->base.resv);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, thr_bo_put, bo),
 			0);
 	return bo;
+}
+
+static struct ttm_buffer_object *thr_bo(struct kunit *test,
+					struct thr_client *client,
+					struct ttm_placement *placement)
+{
+	return __thr_bo(test, client, placement, false);
 }
 
 /*
@@ -383,7 +397,7 @@ static void ttm_throttle_off_by_default(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ttm->throttle_periods.soft_ms, 0);
 
 	ttm_lru_bulk_move_init(bulk);
-	ttm_throttle_init(&throttle, bulk, &ttm->throttle_periods, 0);
+	ttm_throttle_init(&throttle, bulk, &ttm->throttle_periods, 1);
 	ttm_throttle_evicted(&throttle, NULL);
 	KUNIT_EXPECT_EQ(test, ttm_throttle_get_state(&throttle),
 			TTM_THROTTLE_NORMAL);
@@ -621,6 +635,56 @@ static void ttm_throttle_relocation_ignores_the_evictor(struct kunit *test)
 }
 
 /*
+ * VRAM and GTT hold only the memory of B, which took A's: A's BO, which
+ * prefers VRAM and accepts GTT, takes B's GTT, not B's VRAM. B's GTT BOs
+ * have reservations of their own: one B's VRAM BOs share could not be
+ * locked to relocate them, which would keep B's VRAM anyway.
+ */
+static void ttm_throttle_soft_takes_evictors_fallback_first(struct kunit *test)
+{
+	struct ttm_buffer_object *a, *bv[2], *bt[2];
+	struct thr_client *ca, *cb;
+
+	thr_managers(test, 2, 2);
+	ca = thr_client(test);
+	cb = thr_client(test);
+	bv[0] = thr_bo(test, cb, &vram_placement);
+	bv[1] = thr_bo(test, cb, &vram_placement);
+	bt[0] = __thr_bo(test, cb, &tt_placement, true);
+	bt[1] = __thr_bo(test, cb, &tt_placement, true);
+	a = thr_bo(test, ca, &sys_placement);
+
+	ttm_throttle_evicted(&ca->throttle, &cb->throttle);
+	thr_advance(test, THR_HARD);
+	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a, &vram_or_tt_placement,
+					      &ca->throttle, false), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(bt[0]), TTM_PL_SYSTEM);
+	KUNIT_EXPECT_EQ(test, mem_type(bt[1]), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(bv[0]), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, mem_type(bv[1]), TTM_PL_VRAM);
+}
+
+/* Two throttles with one client id, as xe's VMs of one file, are one. */
+static void ttm_throttle_same_client_throttles_nobody(struct kunit *test)
+{
+	struct ttm_buffer_object *a, *a2, *a_new;
+	struct thr_client *ca, *ca2;
+
+	thr_setup(test, 2, &ca, &ca2);
+	ca2->throttle.client_id = ca->throttle.client_id;
+	a2 = thr_bo(test, ca2, &vram_placement);
+	a = thr_bo(test, ca, &vram_placement);
+	a_new = thr_bo(test, ca, &tt_placement);
+
+	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a_new, &vram_placement,
+					      &ca->throttle, false), 0);
+	KUNIT_EXPECT_EQ(test, mem_type(a2), TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_VRAM);
+	KUNIT_EXPECT_EQ(test, state(ca2), TTM_THROTTLE_NORMAL);
+}
+
+/*
  * The 3-client rule: B, whose memory A took, still evicts C's memory, but
  * not A's. Without a throttle, B would evict A's, first in LRU order.
  */
@@ -671,6 +735,15 @@ static void ttm_throttle_soft_evicts_others_not_its_evictor(struct kunit *test)
 					      &cb->throttle, false), 0);
 	KUNIT_EXPECT_EQ(test, mem_type(b[2]), TTM_PL_VRAM);
 	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
+}
+
+/* Whether @victim, throttled, keeps off @owner's memory now. */
+static bool thr_spares(struct ttm_throttle *victim, struct ttm_throttle *owner)
+{
+	struct ttm_throttle_spare spare;
+
+	ttm_throttle_get_spare(victim, &spare);
+	return ttm_throttle_spares(&spare, owner);
 }
 
 /* The driver learns which BOs the throttle kept, and only those. */
@@ -736,24 +809,24 @@ static void ttm_throttle_evictors_are_remembered(struct kunit *test)
 	victim = &c[0]->throttle;
 
 	/* No one yet; an evictor without a throttle is not remembered. */
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, &c[1]->throttle));
 	ttm_throttle_evicted(victim, NULL);
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, NULL));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, NULL));
 
 	ttm_throttle_evicted(victim, &c[1]->throttle);
-	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[1]->throttle));
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[2]->throttle));
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, victim));
+	KUNIT_EXPECT_TRUE(test, thr_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, &c[2]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, victim));
 
 	/* c[2] later: c[1] is forgotten first, when its periods end. */
 	thr_advance(test, THR_HARD);
 	ttm_throttle_evicted(victim, &c[2]->throttle);
 	thr_advance(test, ktime_sub(THR_SOFT, 1));
-	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_TRUE(test, thr_spares(victim, &c[1]->throttle));
 	thr_advance(test, 1);
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
-	KUNIT_EXPECT_TRUE(test, ttm_throttle_spares(victim, &c[2]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_TRUE(test, thr_spares(victim, &c[2]->throttle));
 
 	/* An evictor that evicts again keeps one slot, with the new time. */
 	for (i = 1; i <= TTM_THROTTLE_EVICTORS; i++) {
@@ -763,15 +836,15 @@ static void ttm_throttle_evictors_are_remembered(struct kunit *test)
 	}
 	for (i = 1; i <= TTM_THROTTLE_EVICTORS; i++)
 		KUNIT_EXPECT_TRUE(test,
-				  ttm_throttle_spares(victim, &c[i]->throttle));
+				  thr_spares(victim, &c[i]->throttle));
 
 	/* One more replaces the one that evicted longest ago, c[1]. */
 	thr_advance(test, 1);
 	ttm_throttle_evicted(victim, &c[TTM_THROTTLE_EVICTORS + 1]->throttle);
-	KUNIT_EXPECT_FALSE(test, ttm_throttle_spares(victim, &c[1]->throttle));
+	KUNIT_EXPECT_FALSE(test, thr_spares(victim, &c[1]->throttle));
 	for (i = 2; i <= TTM_THROTTLE_EVICTORS + 1; i++)
 		KUNIT_EXPECT_TRUE(test,
-				  ttm_throttle_spares(victim, &c[i]->throttle));
+				  thr_spares(victim, &c[i]->throttle));
 }
 
 static struct kunit_case ttm_throttle_test_cases[] = {
@@ -786,6 +859,8 @@ static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_normal_evicts_lru_first),
 	KUNIT_CASE(ttm_throttle_soft_falls_back_before_evicting),
 	KUNIT_CASE(ttm_throttle_soft_spares_evictor_unless_must_place),
+	KUNIT_CASE(ttm_throttle_soft_takes_evictors_fallback_first),
+	KUNIT_CASE(ttm_throttle_same_client_throttles_nobody),
 	KUNIT_CASE(ttm_throttle_soft_evicts_others_not_its_evictor),
 	KUNIT_CASE(ttm_throttle_reports_what_it_kept),
 	KUNIT_CASE(ttm_throttle_evictors_are_remembered),
