@@ -1208,10 +1208,9 @@ static int ttm_bo_add_pipelined_eviction_fences(struct ttm_buffer_object *bo,
 }
 
 /*
- * Tries each placement in turn, or only the fallbacks with @fallbacks; see
- * ttm_bo_alloc_resource(). With @spare set, eviction takes no BO of the
- * clients it names, and a placement reached after one where it spared
- * some is reported as kept.
+ * Tries each placement in turn; see ttm_bo_alloc_resource(). With @spare set,
+ * eviction takes no BO of the clients it names, and a placement reached after
+ * one where it spared some is reported as kept.
  */
 static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ttm_placement *placement,
@@ -1219,7 +1218,6 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 				     struct ww_acquire_ctx *ticket,
 				     bool force_space,
 				     const struct ttm_throttle_spare *spare,
-				     bool fallbacks,
 				     struct ttm_resource **res)
 {
 	struct ttm_device *bdev = bo->bdev;
@@ -1237,8 +1235,6 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
 
 		if (place->flags & (force_space ? TTM_PL_FLAG_DESIRED :
 				    TTM_PL_FLAG_FALLBACK))
-			continue;
-		if (fallbacks && !(place->flags & TTM_PL_FLAG_FALLBACK))
 			continue;
 
 		ret = ttm_bo_alloc_at_place(bo, place, force_space, res,
@@ -1300,8 +1296,8 @@ static int ttm_bo_alloc_in_placement(struct ttm_buffer_object *bo,
  * @force_space is true.
  * With @spare and @force_space, eviction first spares the clients @spare
  * names, over every placement; only if no placement can be had that way
- * does eviction take their memory too, in a fallback placement first.
- * BOs evicted before that was clear stay evicted.
+ * does eviction take their memory too. BOs evicted before that was clear
+ * stay evicted.
  * This function may sleep while waiting for resources to become available.
  * Returns:
  * -EBUSY: No space available (only if no_wait == true).
@@ -1328,21 +1324,13 @@ static int ttm_bo_alloc_resource(struct ttm_buffer_object *bo,
 
 	if (spare && force_space) {
 		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						true, spare, false, res);
-		if (ret != -ENOSPC)
-			return ret;
-
-		/* The evictors lose memory of a fallback before their best. */
-		ret = ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-						true, NULL, true, res);
-		if (!ret)
-			ctx->throttle_kept = true;
+						true, spare, res);
 		if (ret != -ENOSPC)
 			return ret;
 	}
 
 	return ttm_bo_alloc_in_placement(bo, placement, ctx, ticket,
-					 force_space, NULL, false, res);
+					 force_space, NULL, res);
 }
 
 /*

@@ -36,8 +36,7 @@
  * client may fill free memory again, and evict other clients' memory as
  * usual, but not the memory of the clients that took its own: a fallback
  * placement comes first. Only a buffer that can be placed no other way
- * evicts them, the memory of a fallback placement before that of the one
- * it prefers, so no validation fails that would succeed unthrottled. A
+ * evicts them, so no validation fails that would succeed unthrottled. A
  * soft period without another eviction returns the client to *normal*; a
  * new eviction restarts the sequence at hard.
  *

@@ -220,16 +220,11 @@ static void thr_bo_put(void *data)
 	ttm_bo_fini(bo);
 }
 
-/*
- * A BO of @client, in its bulk move, first placed in @placement; sharing the
- * client's reservation unless @apart.
- */
-static struct ttm_buffer_object *__thr_bo(struct kunit *test,
-					  struct thr_client *client,
-					  struct ttm_placement *placement,
-					  bool apart)
+/* A BO of @client, in its bulk move, first placed in @placement. */
+static struct ttm_buffer_object *thr_bo(struct kunit *test,
+					struct thr_client *client,
+					struct ttm_placement *placement)
 {
-	struct dma_resv *resv = apart ? NULL : &client->resv;
 	struct thr_test *t = test->priv;
 	struct ttm_operation_ctx ctx = { };
 	struct ttm_buffer_object *bo;
@@ -237,26 +232,17 @@ static struct ttm_buffer_object *__thr_bo(struct kunit *test,
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
 	drm_gem_private_object_init(t->devs->drm, &bo->base, THR_BO_SIZE);
-	if (resv)
-		dma_resv_lock(resv, NULL);
-	/* Without @resv, this returns with the BO's own reservation held. */
+	dma_resv_lock(&client->resv, NULL);
 	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(thr_bdev(test), bo,
 						   ttm_bo_type_device,
 						   placement, PAGE_SIZE, &ctx,
-						   NULL, resv,
+						   NULL, &client->resv,
 						   &dummy_ttm_bo_destroy), 0);
 	ttm_bo_set_bulk_move(bo, &client->bulk);
-	dma_resv_unlock(bo->base.resv);
+	dma_resv_unlock(&client->resv);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, thr_bo_put, bo),
 			0);
 	return bo;
-}
-
-static struct ttm_buffer_object *thr_bo(struct kunit *test,
-					struct thr_client *client,
-					struct ttm_placement *placement)
-{
-	return __thr_bo(test, client, placement, false);
 }
 
 /*
@@ -634,37 +620,6 @@ static void ttm_throttle_relocation_ignores_the_evictor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, state(cc), TTM_THROTTLE_HARD);
 }
 
-/*
- * VRAM and GTT hold only the memory of B, which took A's: A's BO, which
- * prefers VRAM and accepts GTT, takes B's GTT, not B's VRAM. B's GTT BOs
- * have reservations of their own: one B's VRAM BOs share could not be
- * locked to relocate them, which would keep B's VRAM anyway.
- */
-static void ttm_throttle_soft_takes_evictors_fallback_first(struct kunit *test)
-{
-	struct ttm_buffer_object *a, *bv[2], *bt[2];
-	struct thr_client *ca, *cb;
-
-	thr_managers(test, 2, 2);
-	ca = thr_client(test);
-	cb = thr_client(test);
-	bv[0] = thr_bo(test, cb, &vram_placement);
-	bv[1] = thr_bo(test, cb, &vram_placement);
-	bt[0] = __thr_bo(test, cb, &tt_placement, true);
-	bt[1] = __thr_bo(test, cb, &tt_placement, true);
-	a = thr_bo(test, ca, &sys_placement);
-
-	ttm_throttle_evicted(&ca->throttle, &cb->throttle);
-	thr_advance(test, THR_HARD);
-	KUNIT_ASSERT_EQ(test, thr_validate_as(ca, a, &vram_or_tt_placement,
-					      &ca->throttle, false), 0);
-	KUNIT_EXPECT_EQ(test, mem_type(a), TTM_PL_TT);
-	KUNIT_EXPECT_EQ(test, mem_type(bt[0]), TTM_PL_SYSTEM);
-	KUNIT_EXPECT_EQ(test, mem_type(bt[1]), TTM_PL_TT);
-	KUNIT_EXPECT_EQ(test, mem_type(bv[0]), TTM_PL_VRAM);
-	KUNIT_EXPECT_EQ(test, mem_type(bv[1]), TTM_PL_VRAM);
-}
-
 /* Two throttles with one client id, as xe's VMs of one file, are one. */
 static void ttm_throttle_same_client_throttles_nobody(struct kunit *test)
 {
@@ -859,7 +814,6 @@ static struct kunit_case ttm_throttle_test_cases[] = {
 	KUNIT_CASE(ttm_throttle_normal_evicts_lru_first),
 	KUNIT_CASE(ttm_throttle_soft_falls_back_before_evicting),
 	KUNIT_CASE(ttm_throttle_soft_spares_evictor_unless_must_place),
-	KUNIT_CASE(ttm_throttle_soft_takes_evictors_fallback_first),
 	KUNIT_CASE(ttm_throttle_same_client_throttles_nobody),
 	KUNIT_CASE(ttm_throttle_soft_evicts_others_not_its_evictor),
 	KUNIT_CASE(ttm_throttle_reports_what_it_kept),
