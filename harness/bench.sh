@@ -12,7 +12,7 @@ require_tree
 	die "vttm and vttm_bench are not in the 7.3 series yet (README, \"Status\"); the benchmark runs only in backports/6.12"
 mkdir -p "$OUT"
 BOOT_LIST=$TOP/harness/boot/bench.list BOOT_APPEND=kunit.enable=0 \
-	BOOT_CHECK=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+	BOOT_CHECK=0 BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600} \
 	bash "$TOP/harness/boot.sh"
 
 log=$BUILD/boot.log

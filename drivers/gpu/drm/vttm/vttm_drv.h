@@ -30,6 +30,20 @@ struct gpu_buddy_block;
 #define VTTM_PL_GTT	TTM_PL_TT
 
 /**
+ * enum vttm_validation - whose command submission a job's validation follows
+ * @VTTM_VALIDATION_XE: xe's exec: a job validates the client's evicted
+ *	buffers, each once, and leaves the others where they are.
+ * @VTTM_VALIDATION_AMDGPU: amdgpu's CS: a job validates each of its buffers.
+ *	One that may also live in GTT stands for a BO created for VRAM, to
+ *	whose allowed domains amdgpu adds GTT: it is validated in VRAM alone
+ *	first, its preferred domain, and in both if that fails.
+ */
+enum vttm_validation {
+	VTTM_VALIDATION_XE,
+	VTTM_VALIDATION_AMDGPU,
+};
+
+/**
  * struct vttm_device - the device
  * @drm: The DRM device.
  * @ttm: The TTM device.
@@ -38,6 +52,7 @@ struct gpu_buddy_block;
  * @vram_size: Size of VRAM in bytes.
  * @gtt_size: Size of GTT in bytes.
  * @vram_region: VRAM's dmem cgroup region, or NULL without the controller.
+ * @validation: Whose validation jobs follow; debugfs file validation.
  * @jobs_lock: Protects @jobs.
  * @jobs: The fences of the jobs whose timers may still run, each holding a
  *	reference; see vttm_job_fence_start().
@@ -49,6 +64,7 @@ struct vttm_device {
 	u64 vram_size;
 	u64 gtt_size;
 	struct dmem_cgroup_region *vram_region;
+	enum vttm_validation validation;
 	spinlock_t jobs_lock; /* Protects @jobs. */
 	struct list_head jobs;
 };
@@ -92,9 +108,12 @@ struct vttm_stats {
  * @bulk: The LRU bulk move of the client's buffers, as a GPU VM has.
  * @throttle: The client's eviction throttle, next to @bulk, with the
  *	device's periods.
- * @job_seq: The number of the client's last job, under @resv.
- * @running_job: The job whose buffers are being placed, or 0; the job does
- *	not evict the buffers it has placed. Set under @resv.
+ * @evicted: The client's buffers that eviction moved, or that were never
+ *	placed, linked by &vttm_bo.evict_link, as the evict list of a GPU VM
+ *	holds them. Protected by @resv.
+ * @kept: The client's buffers that its eviction throttle kept out of VRAM,
+ *	linked by &vttm_bo.evict_link, until the hard period is over.
+ *	Protected by @resv.
  * @stats: What the client's jobs cost.
  */
 struct vttm_client {
@@ -103,8 +122,8 @@ struct vttm_client {
 	struct dma_resv resv;
 	struct ttm_lru_bulk_move bulk;
 	struct ttm_throttle throttle;
-	u64 job_seq;
-	u64 running_job;
+	struct list_head evicted;
+	struct list_head kept;
 	struct vttm_stats stats;
 };
 
@@ -115,7 +134,9 @@ struct vttm_client {
  * @placements: VTTM_PLACE_* mask of where it may live.
  * @flags: VTTM_BO_* creation flags.
  * @evicted_at: When it was last evicted from VRAM, in jiffies, or 0.
- * @job: The client's job that last placed it.
+ * @opened: Set once the buffer's one handle is open; no other may be.
+ * @evict_link: In &vttm_client.evicted while the buffer waits to be
+ *	validated again, or in &vttm_client.kept, until its handle is gone.
  * @level: The residency level the client set, VTTM_RESIDENCY_*.
  */
 struct vttm_bo {
@@ -124,7 +145,8 @@ struct vttm_bo {
 	u32 placements;
 	u32 flags;
 	unsigned long evicted_at;
-	u64 job;
+	atomic_t opened;
+	struct list_head evict_link;
 	u32 level;
 };
 
@@ -179,7 +201,8 @@ void vttm_ttm_fini(struct vttm_device *vdev);
 struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 			       u32 placements, u32 flags);
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
-		     struct drm_exec *exec);
+		     struct drm_exec *exec, enum vttm_validation mode);
+int vttm_validate_evicted(struct vttm_client *client, struct drm_exec *exec);
 void vttm_bo_detach(struct vttm_bo *bo);
 int vttm_bo_set_residency(struct vttm_bo *bo, u32 level);
 

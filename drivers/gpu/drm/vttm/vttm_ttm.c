@@ -236,7 +236,9 @@ static int vttm_bo_copy(struct ttm_buffer_object *tbo,
  *
  * Moves happen once the buffer's jobs are done, as a GPU's copy engine
  * would order them. GTT is system pages, so moves between it and system
- * memory copy nothing; moves into and out of VRAM are real copies.
+ * memory copy nothing; moves into and out of VRAM are real copies. An
+ * evicted buffer that still has its handle joins its client's evict list,
+ * under the reservation that eviction holds.
  *
  * Return: 0, or a negative errno; -ERESTARTSYS if interrupted.
  */
@@ -246,6 +248,7 @@ static int vttm_bo_move(struct ttm_buffer_object *tbo, bool evict,
 {
 	struct ttm_resource *old_mem = tbo->resource;
 	u32 old_type = old_mem ? old_mem->mem_type : TTM_PL_SYSTEM;
+	struct vttm_bo *bo;
 	int ret;
 
 	ret = ttm_bo_wait_ctx(tbo, ctx);
@@ -260,7 +263,16 @@ static int vttm_bo_move(struct ttm_buffer_object *tbo, bool evict,
 			return ret;
 	}
 
-	vttm_account_move(ttm_to_vttm_bo(tbo), old_type, new_mem->mem_type);
+	bo = ttm_to_vttm_bo(tbo);
+	vttm_account_move(bo, old_type, new_mem->mem_type);
+	/*
+	 * Detached, it is no longer the client's to validate; attached, it
+	 * still shares the client's reservation, which protects the list.
+	 */
+	if (evict && tbo->bulk_move) {
+		dma_resv_assert_held(&bo->client->resv);
+		list_move_tail(&bo->evict_link, &bo->client->evicted);
+	}
 	return 0;
 }
 
@@ -279,31 +291,10 @@ static void vttm_bo_destroy(struct ttm_buffer_object *tbo)
 	kfree(bo);
 }
 
-/**
- * vttm_eviction_valuable - &ttm_device_funcs.eviction_valuable
- * @tbo: A buffer eviction could move out.
- * @place: The place eviction makes room in.
- *
- * A job's buffers share a lock, which eviction holds while the job places
- * them: the job must not evict those it has placed already.
- *
- * Return: Whether evicting @tbo would help.
- */
-static bool vttm_eviction_valuable(struct ttm_buffer_object *tbo,
-				   const struct ttm_place *place)
-{
-	struct vttm_bo *bo = ttm_to_vttm_bo(tbo);
-
-	if (bo->job && bo->job == READ_ONCE(bo->client->running_job))
-		return false;
-
-	return ttm_bo_eviction_valuable(tbo, place);
-}
-
 static const struct ttm_device_funcs vttm_ttm_funcs = {
 	.ttm_tt_create = vttm_tt_create,
 	.ttm_tt_destroy = vttm_tt_destroy,
-	.eviction_valuable = vttm_eviction_valuable,
+	.eviction_valuable = ttm_bo_eviction_valuable,
 	.evict_flags = vttm_evict_flags,
 	.move = vttm_bo_move,
 };
@@ -434,12 +425,14 @@ int vttm_bo_set_residency(struct vttm_bo *bo, u32 level)
  *
  * TTM releases no buffer that is still in a bulk move. Called where no
  * other reservation is held, unlike the last GEM reference, which an
- * eviction may drop inside its own transaction.
+ * eviction may drop inside its own transaction. The evict list holds no
+ * reference: the buffer leaves it here, before it can be freed.
  */
 void vttm_bo_detach(struct vttm_bo *bo)
 {
 	dma_resv_lock(bo->tbo.base.resv, NULL);
 	ttm_bo_set_bulk_move(&bo->tbo, NULL);
+	list_del_init(&bo->evict_link);
 	dma_resv_unlock(bo->tbo.base.resv);
 }
 
@@ -449,15 +442,21 @@ void vttm_bo_detach(struct vttm_bo *bo)
  * @file: The file the handle is for.
  *
  * A buffer lives under its client's reservation and LRU bulk move, so only
- * its client may hold handles to it: one opened by name (GEM_OPEN) from
+ * its client may hold a handle to it: one opened by name (GEM_OPEN) from
  * another file would let that file submit it under a lock it does not
- * take.
+ * take. It has one handle in all, whose close detaches it: a second one,
+ * by name or by a dma-buf, would outlive the detach.
  *
- * Return: 0, or -EACCES for another client's file.
+ * Return: 0, -EACCES for another client's file, or -EBUSY for a second
+ * handle.
  */
 static int vttm_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
-	return file->driver_priv == to_vttm_bo(obj)->client ? 0 : -EACCES;
+	struct vttm_bo *bo = to_vttm_bo(obj);
+
+	if (file->driver_priv != bo->client)
+		return -EACCES;
+	return atomic_cmpxchg(&bo->opened, 0, 1) ? -EBUSY : 0;
 }
 
 /**
@@ -569,6 +568,7 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	bo->placements = placements;
 	bo->flags = flags;
 	bo->level = VTTM_RESIDENCY_NORMAL;
+	INIT_LIST_HEAD(&bo->evict_link);
 	kref_get(&client->ref);
 	bo->client = client;
 
@@ -584,8 +584,11 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
 	ret = ttm_bo_init_reserved(&vdev->ttm, &bo->tbo, ttm_bo_type_device,
 				   &placement, 0, &ctx, NULL, &client->resv,
 				   vttm_bo_destroy);
-	if (!ret)
+	if (!ret) {
 		ttm_bo_set_bulk_move(&bo->tbo, &client->bulk);
+		/* Not placed yet: its client's next job validates it. */
+		list_add_tail(&bo->evict_link, &client->evicted);
+	}
 	dma_resv_unlock(&client->resv);
 	return ret ? ERR_PTR(ret) : bo;
 }
@@ -595,45 +598,99 @@ struct vttm_bo *vttm_bo_create(struct vttm_client *client, u64 size,
  * @client: The client running the job.
  * @bo: The buffer, locked by @exec.
  * @exec: The job's transaction.
+ * @mode: Whose validation the job follows.
  *
- * Eviction locks its victims through @exec, as xe's and amdgpu's
- * validation does. It follows the client's eviction throttle, whose
- * periods are the device's.
+ * As xe's and amdgpu's command submission do, validation does not set
+ * &ttm_operation_ctx.allow_res_evict: the client's buffers share the lock
+ * the job holds, and none of them is evicted for another. Eviction locks
+ * its victims through @exec. It follows the client's eviction throttle,
+ * whose periods are the device's. In amdgpu's mode, a buffer that may also
+ * live in GTT is validated against VRAM alone first, as amdgpu does with
+ * the preferred domain of a BO created for VRAM while its move budget
+ * lasts; vttm has no budget.
+ * A buffer validated leaves its client's evict list, wherever it landed,
+ * unless the throttle kept it out of VRAM: it waits on the client's kept
+ * list then.
  *
  * Return: 0, -EDEADLK with @exec contended, -ENOMEM if the buffer could not
  * be placed, or another negative errno.
  */
 int vttm_bo_validate(struct vttm_client *client, struct vttm_bo *bo,
-		     struct drm_exec *exec)
+		     struct drm_exec *exec, enum vttm_validation mode)
 {
 	struct ttm_operation_ctx ctx = {
 		.interruptible = true,
-		/* The client's other buffers share the lock the job holds. */
-		.allow_res_evict = true,
 		.resv = &client->resv,
 		.exec = exec,
 		.throttle = &client->throttle,
 	};
 	u32 old_type = bo->tbo.resource->mem_type;
 	struct ttm_placement placement;
+	bool vram_first = mode == VTTM_VALIDATION_AMDGPU &&
+			  bo->placements == (VTTM_PLACE_VRAM | VTTM_PLACE_GTT);
 	u64 own = 0;
-	int ret;
+	int ret = 0;
 
-	if (bo->flags & VTTM_BO_CONTIGUOUS) {
-		placement.placement = &vttm_contiguous_place;
-		placement.num_placement = 1;
-	} else {
-		vttm_placement(bo->placements, &placement);
+	if (vram_first) {
+		vttm_placement(VTTM_PLACE_VRAM, &placement);
+		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	}
-	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+	if (!vram_first || ret == -ENOMEM) {
+		if (bo->flags & VTTM_BO_CONTIGUOUS) {
+			placement.placement = &vttm_contiguous_place;
+			placement.num_placement = 1;
+		} else {
+			vttm_placement(bo->placements, &placement);
+		}
+		ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
+	}
 	if (ret)
 		return ret;
 
+	/* Kept out of VRAM by the throttle: validated again once it relents. */
+	if (ctx.throttle_kept && mode == VTTM_VALIDATION_XE)
+		list_move_tail(&bo->evict_link, &client->kept);
+	else
+		list_del_init(&bo->evict_link);
 	/* Whatever else moved was evicted to make room. */
 	if (bo->tbo.resource->mem_type != old_type)
 		own = bo->tbo.base.size;
 	if (ctx.bytes_moved > own)
 		atomic64_add(ctx.bytes_moved - own,
 			     &client->stats.bytes_evicted_by);
+	return 0;
+}
+
+/**
+ * vttm_validate_evicted - validate a client's evicted buffers, as xe does
+ * @client: The client running a job, whose buffers @exec has locked.
+ * @exec: The job's transaction.
+ *
+ * As xe's exec validates the evict list of its VM, whatever the job uses,
+ * this validates each buffer on @client's evict list once and takes it
+ * off, wherever it landed: a buffer that fell back to GTT stays there
+ * until it is evicted again. A buffer that stays on the list, after an
+ * error, is validated by the next attempt. Those the eviction throttle
+ * kept out of VRAM return to the list once the hard period is over, as
+ * xe's do, so that soft throttle fills free VRAM with them.
+ *
+ * Return: 0, or what vttm_bo_validate() returned for the first buffer that
+ * failed.
+ */
+int vttm_validate_evicted(struct vttm_client *client, struct drm_exec *exec)
+{
+	struct vttm_bo *bo;
+	int ret;
+
+	dma_resv_assert_held(&client->resv);
+	if (ttm_throttle_get_state(&client->throttle) != TTM_THROTTLE_HARD)
+		list_splice_tail_init(&client->kept, &client->evicted);
+	/* Validation evicts none of the client's buffers, so the list drains. */
+	while ((bo = list_first_entry_or_null(&client->evicted, struct vttm_bo,
+					      evict_link))) {
+		ret = vttm_bo_validate(client, bo, exec, VTTM_VALIDATION_XE);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }

@@ -7,8 +7,11 @@
 #include <linux/device/faux.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
@@ -36,6 +39,14 @@
  * moves them in, evicting others through the same transaction, and keeps
  * them busy for a simulated time; moves into and out of VRAM are real
  * copies. VRAM is the dmem cgroup region "drm/vttm/vram0".
+ *
+ * Jobs validate buffers the way a real driver's command submission does,
+ * without evicting the client's own buffers for each other. By default
+ * they follow xe's exec: a buffer that eviction moved is validated once,
+ * at the client's next job, and one that fell back to GTT stays there
+ * until it is evicted again. The debugfs file validation switches the
+ * device to amdgpu's CS, which validates every buffer of each job, VRAM
+ * first.
  *
  * A typical use, from a test in userspace, after loading the module with
  * the sizes of VRAM and GTT (vram_size=, gtt_size=, in bytes)::
@@ -115,6 +126,8 @@ static int vttm_open(struct drm_device *drm, struct drm_file *file)
 	client->vdev = to_vttm_device(drm);
 	dma_resv_init(&client->resv);
 	ttm_lru_bulk_move_init(&client->bulk);
+	INIT_LIST_HEAD(&client->evicted);
+	INIT_LIST_HEAD(&client->kept);
 	ttm_throttle_init(&client->throttle, &client->bulk,
 			  &client->vdev->ttm.throttle_periods, file->client_id);
 	file->driver_priv = client;
@@ -230,10 +243,10 @@ static int vttm_submit_lock(struct drm_exec *exec,
  * @objs: The job's buffers.
  * @count: How many.
  *
- * While it runs, the job evicts none of its buffers, placed or not yet
- * placed: placing one must not push out another that comes next. Moving
- * them may have used the fence slot vttm_submit_lock() reserved: this
- * reserves another.
+ * As the device's &vttm_device.validation says: in xe's mode, the client's
+ * evicted buffers, whether the job uses them or not; in amdgpu's, the job's
+ * buffers. Moving them may have used the fence slot vttm_submit_lock()
+ * reserved: this reserves another.
  *
  * Return: 0, -EDEADLK with @exec contended, -ENOMEM if a buffer could not
  * be placed, or another negative errno.
@@ -241,17 +254,20 @@ static int vttm_submit_lock(struct drm_exec *exec,
 static int vttm_submit_place(struct vttm_client *client, struct drm_exec *exec,
 			     struct drm_gem_object **objs, unsigned int count)
 {
+	/* One mode for the whole job, whatever debugfs does meanwhile. */
+	enum vttm_validation mode = READ_ONCE(client->vdev->validation);
 	unsigned int i;
 	int ret = 0;
 
-	WRITE_ONCE(client->running_job, ++client->job_seq);
-	for (i = 0; i < count; i++)
-		to_vttm_bo(objs[i])->job = client->running_job;
-	for (i = 0; i < count && !ret; i++)
-		ret = vttm_bo_validate(client, to_vttm_bo(objs[i]), exec);
+	if (mode == VTTM_VALIDATION_XE) {
+		ret = vttm_validate_evicted(client, exec);
+	} else {
+		for (i = 0; i < count && !ret; i++)
+			ret = vttm_bo_validate(client, to_vttm_bo(objs[i]),
+					       exec, mode);
+	}
 	if (!ret)
 		ret = dma_resv_reserve_fences(&client->resv, 1);
-	WRITE_ONCE(client->running_job, 0);
 	if (ret)
 		return ret;
 
@@ -593,15 +609,92 @@ costs:
 	vttm_show_stats(p, &client->stats);
 }
 
+static const char * const vttm_validation_names[] = {
+	[VTTM_VALIDATION_XE] = "xe",
+	[VTTM_VALIDATION_AMDGPU] = "amdgpu",
+};
+
+/**
+ * vttm_validation_show - show debugfs file validation
+ * @m: The seq_file, whose private data is the device.
+ * @data: Unused.
+ *
+ * Return: 0.
+ */
+static int vttm_validation_show(struct seq_file *m, void *data)
+{
+	struct vttm_device *vdev = m->private;
+
+	seq_printf(m, "%s\n",
+		   vttm_validation_names[READ_ONCE(vdev->validation)]);
+	return 0;
+}
+
+/**
+ * vttm_validation_open - open debugfs file validation
+ * @inode: The file's inode, whose private data is the device.
+ * @file: The file.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int vttm_validation_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, vttm_validation_show, inode->i_private);
+}
+
+/**
+ * vttm_validation_write - write debugfs file validation
+ * @file: The file.
+ * @buf: "xe" or "amdgpu", with or without a newline.
+ * @len: Bytes in @buf.
+ * @ppos: Unused.
+ *
+ * The next job validates as the driver named does; buffers stay where they
+ * are.
+ *
+ * Return: @len, -EINVAL for another name, or -EFAULT.
+ */
+static ssize_t vttm_validation_write(struct file *file, const char __user *buf,
+				     size_t len, loff_t *ppos)
+{
+	struct vttm_device *vdev = file_inode(file)->i_private;
+	char name[8];
+	int mode;
+
+	if (len >= sizeof(name))
+		return -EINVAL;
+	if (copy_from_user(name, buf, len))
+		return -EFAULT;
+	name[len] = '\0';
+
+	mode = sysfs_match_string(vttm_validation_names, name);
+	if (mode < 0)
+		return mode;
+
+	WRITE_ONCE(vdev->validation, mode);
+	return len;
+}
+
+static const struct file_operations vttm_validation_fops = {
+	.owner = THIS_MODULE,
+	.open = vttm_validation_open,
+	.read = seq_read,
+	.write = vttm_validation_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /**
  * vttm_debugfs_init - &drm_driver.debugfs_init: the device's debugfs files
  * @minor: The primary minor of the device.
  *
+ * validation, "xe" (the default) or "amdgpu", says whose command
+ * submission jobs validate as: see &enum vttm_validation;
  * exec_eviction, a bool, switches exec-aware eviction on and off, and
  * residency_levels, a bool, whether buffers' residency levels reach TTM:
  * the lab's baselines;
  * throttle_hard_ms and throttle_soft_ms, the device's eviction throttle
- * periods, which start from the module's parameters (0 and 0: no
+ * periods, which start from the module's parameters (0 in both: no
  * throttling); vram_mm shows the buddy allocator of VRAM; host_memory the
  * host pages behind the device's buffers.
  */
@@ -609,6 +702,8 @@ static void vttm_debugfs_init(struct drm_minor *minor)
 {
 	struct vttm_device *vdev = to_vttm_device(minor->dev);
 
+	debugfs_create_file("validation", 0600, minor->debugfs_root, vdev,
+			    &vttm_validation_fops);
 	debugfs_create_bool("exec_eviction", 0600, minor->debugfs_root,
 			    &vdev->exec_eviction);
 	debugfs_create_bool("residency_levels", 0600, minor->debugfs_root,
@@ -655,6 +750,7 @@ static int vttm_device_init(struct vttm_device *vdev)
 	if (!vdev->vram_size || !vdev->gtt_size)
 		return -EINVAL;
 
+	vdev->validation = VTTM_VALIDATION_XE;
 	vdev->exec_eviction = true;
 	vdev->residency_levels = true;
 	vttm_jobs_init(vdev);

@@ -117,9 +117,12 @@ struct drm_vttm_bo_create {
  * @duration_ns: In: how long the job keeps its buffers busy, at most
  *	%VTTM_SUBMIT_MAX_NS.
  *
- * Locks every buffer, moves each into its preferred placement (evicting
- * other buffers if needed), and fences them all with a fence that signals
- * @duration_ns later. The ioctl returns without waiting for the job.
+ * Locks every buffer of the client, validates buffers as the device's
+ * validation says (the client's evicted and new ones, as xe does, or
+ * each of the job's, as amdgpu does: see the Overview) into their
+ * preferred placement, evicting other clients' buffers if needed, and
+ * fences the job's with a fence that signals @duration_ns later. The
+ * ioctl returns without waiting for the job.
  *
  * Return: 0, -EINVAL for bad arguments or a handle given twice, -ENOENT for
  * an unknown handle, -E2BIG for too many handles, -EFAULT, -ENOMEM when the

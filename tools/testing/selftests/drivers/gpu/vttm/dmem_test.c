@@ -314,14 +314,16 @@ static __u64 evicted_from(struct __test_metadata *_metadata, int fd)
 
 /*
  * The other client, charging @evictor_cg, fills VRAM around half of it
- * that @victim_cg charges, which is the least recently used, and then
- * needs half of VRAM again.
+ * that @victim_cg charges, which is the least recently used; then a third
+ * client in @evictor_cg needs half of VRAM. A job evicts no buffer of its
+ * own client, so the third one's choice is between the two others.
  */
 static void evict_around(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(dmem) * self, const char *victim_cg,
 			 const char *evictor_cg)
 {
 	__u64 q = self->quarter;
+	int third;
 
 	ASSERT_EQ(0, cg_enter(evictor_cg));
 	vram_job(_metadata, self->other_fd, q);
@@ -329,7 +331,10 @@ static void evict_around(struct __test_metadata *_metadata,
 	vram_job(_metadata, self->fd, 2 * q);
 	ASSERT_EQ(0, cg_enter(evictor_cg));
 	vram_job(_metadata, self->other_fd, q);
-	vram_job(_metadata, self->other_fd, 2 * q);
+	third = vttm_open(&self->dev);
+	ASSERT_LE(0, third);
+	vram_job(_metadata, third, 2 * q);
+	close(third);
 }
 
 /* The victim's half stayed, charged to @victim_cg; the other lost its own. */
@@ -485,12 +490,14 @@ TEST_F_TIMEOUT(dmem, low_gives_way_when_nothing_else_can_be_evicted,
 
 /*
  * Over its dmem.max, a cgroup evicts its own buffers, though VRAM has room
- * and another cgroup's buffer is older.
+ * and another cgroup's buffer is older: those of another client in it, since
+ * a job evicts none of its own client's.
  */
 TEST_F_TIMEOUT(dmem, over_max_a_cgroup_evicts_only_its_own_buffers,
 	       PRESSURE_TIMEOUT_S)
 {
 	__u64 q = self->quarter;
+	int third;
 
 	ASSERT_EQ(0, dmem_write(self->cg, "dmem.max", self->region, 2 * q));
 	ASSERT_EQ(0, cg_enter(self->other));
@@ -498,10 +505,13 @@ TEST_F_TIMEOUT(dmem, over_max_a_cgroup_evicts_only_its_own_buffers,
 	ASSERT_EQ(0, cg_enter(self->cg));
 	vram_job(_metadata, self->fd, q);
 	vram_job(_metadata, self->fd, q);
-	vram_job(_metadata, self->fd, q);
+	third = vttm_open(&self->dev);
+	ASSERT_LE(0, third);
+	vram_job(_metadata, third, q);
 	EXPECT_EQ(q, evicted_from(_metadata, self->fd));
 	EXPECT_EQ(0ULL, evicted_from(_metadata, self->other_fd));
 	EXPECT_EQ(2 * q, dmem_value(self->cg, "dmem.current", self->region));
+	close(third);
 }
 
 /* Lowering dmem.max below the use evicts, at once, down to the new limit. */

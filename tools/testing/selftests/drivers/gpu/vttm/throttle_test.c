@@ -198,14 +198,16 @@ TEST_F_TIMEOUT(throttle, without_throttle_evicted_buffers_return_at_once,
 /*
  * The client's VRAM-only buffer x, half of VRAM, is evicted by another
  * client's job on three quarters of VRAM; with no hard period the client is
- * in soft throttle at once (if @soft_ms). Its next job places y, half of
- * VRAM too, which may fall back to GTT; then x, which must be in VRAM.
- * Reports what the other client lost to each.
+ * in soft throttle at once (if @soft_ms). Its next job validates y, half of
+ * VRAM too, created before the eviction and never placed, which may fall
+ * back to GTT, and then x, which must be in VRAM: the order of the client's
+ * evict list, as xe's exec validates it. Reports what the other client
+ * lost, and how much of the client's memory is in GTT after the job.
  */
 static void place_after_eviction(struct __test_metadata *_metadata,
 				 FIXTURE_DATA(throttle) * self,
-				 unsigned int soft_ms, __u64 *lost_to_y,
-				 __u64 *lost_to_x)
+				 unsigned int soft_ms, __u64 *lost,
+				 __u64 *in_gtt)
 {
 	__u64 half = pages_down(&self->dev, self->dev.vram_size / 2);
 	struct vttm_stats stats;
@@ -214,36 +216,35 @@ static void place_after_eviction(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, set_throttle(&self->knobs, 0, soft_ms));
 	ASSERT_EQ(0, bo_create(self->fd, half, VTTM_PLACE_VRAM, &x));
-	ASSERT_EQ(0, bo_create(self->fd, half, VTTM_PLACE_BOTH, &y));
 	ASSERT_EQ(0, submit(self->fd, &x, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, x));
+	ASSERT_EQ(0, bo_create(self->fd, half, VTTM_PLACE_BOTH, &y));
 
 	other = take_vram_from_another_client(_metadata, &self->dev);
 	ASSERT_LE(0, other);
 
 	ASSERT_EQ(0, submit(self->fd, &y, 1));
-	ASSERT_EQ(0, bo_wait(self->fd, y));
+	ASSERT_EQ(0, bo_wait_all(self->fd, (__u32[]){ x, y }, 2));
 	ASSERT_EQ(0, get_stats(other, &stats));
-	*lost_to_y = stats.bytes_evicted_from;
-
-	ASSERT_EQ(0, submit(self->fd, &x, 1));
-	ASSERT_EQ(0, bo_wait(self->fd, x));
-	ASSERT_EQ(0, get_stats(other, &stats));
-	*lost_to_x = stats.bytes_evicted_from - *lost_to_y;
+	*lost = stats.bytes_evicted_from;
+	*in_gtt = fdinfo_size(self->fd, "drm-resident-gtt");
+	/* A buffer that must be in VRAM is placed either way. */
+	EXPECT_LE(half, resident_vram(self->fd));
 	close(other);
 }
 
 TEST_F_TIMEOUT(throttle, soft_throttle_falls_back_to_gtt_rather_than_evict,
 	       PRESSURE_TIMEOUT_S)
 {
+	__u64 half = pages_down(&self->dev, self->dev.vram_size / 2);
 	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
-	__u64 lost_to_y, lost_to_x;
+	__u64 lost, in_gtt;
 
-	place_after_eviction(_metadata, self, THROTTLE_LONG_MS, &lost_to_y,
-			     &lost_to_x);
-	EXPECT_EQ(0ULL, lost_to_y);
-	/* A buffer that must be in VRAM is still placed. */
-	EXPECT_EQ(other, lost_to_x);
+	place_after_eviction(_metadata, self, THROTTLE_LONG_MS, &lost,
+			     &in_gtt);
+	/* y went to GTT; x, which has no fallback, took the evictor's VRAM. */
+	EXPECT_EQ(half, in_gtt);
+	EXPECT_EQ(other, lost);
 }
 
 /* The same load unthrottled: the fallback buffer evicts the other client. */
@@ -251,11 +252,11 @@ TEST_F_TIMEOUT(throttle, without_throttle_a_fallback_buffer_evicts,
 	       PRESSURE_TIMEOUT_S)
 {
 	__u64 other = pages_down(&self->dev, self->dev.vram_size / 4 * 3);
-	__u64 lost_to_y, lost_to_x;
+	__u64 lost, in_gtt;
 
-	place_after_eviction(_metadata, self, 0, &lost_to_y, &lost_to_x);
-	EXPECT_EQ(other, lost_to_y);
-	EXPECT_EQ(0ULL, lost_to_x);
+	place_after_eviction(_metadata, self, 0, &lost, &in_gtt);
+	EXPECT_EQ(0ULL, in_gtt);
+	EXPECT_EQ(other, lost);
 }
 
 /* Whether a line of @event in @trace has each of @fields, in order. */

@@ -264,6 +264,8 @@ TEST_F(uapi, submit_of_more_than_max_bos_is_e2big_and_of_max_bos_succeeds)
 		free(handles);
 		return;
 	}
+	/* A job validates every buffer of its client not placed yet. */
+	ASSERT_EQ(0, gem_close(self->fd, handles[VTTM_SUBMIT_MAX_BOS]));
 	ASSERT_EQ(0, get_stats(self->fd, &before));
 	EXPECT_EQ(0, submit(self->fd, handles, VTTM_SUBMIT_MAX_BOS));
 	ASSERT_EQ(0, get_stats(self->fd, &after));
@@ -364,6 +366,32 @@ TEST_F(uapi, open_of_another_clients_buffer_by_name_is_eacces)
 	EXPECT_EQ(EACCES, errno);
 	close(other);
 	close(owner);
+}
+
+/*
+ * A buffer has one handle: its close takes the buffer out of its client's
+ * LRU and evict list, which a second handle would outlive.
+ */
+TEST_F(uapi, second_handle_by_name_in_the_same_client_is_ebusy)
+{
+	struct drm_gem_flink flink = { 0 };
+	struct drm_gem_open gem_open = { 0 };
+	int fd;
+
+	fd = vttm_open_primary();
+	if (fd < 0)
+		SKIP(return, "no vttm primary node");
+	ASSERT_EQ(0, bo_create(fd, self->dev.page_size, VTTM_PLACE_VRAM,
+			       &flink.handle));
+	ASSERT_EQ(0, ioctl(fd, DRM_IOCTL_GEM_FLINK, &flink));
+
+	gem_open.name = flink.name;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_GEM_OPEN, &gem_open));
+	EXPECT_EQ(EBUSY, errno);
+	/* The first handle still works. */
+	EXPECT_EQ(0, submit(fd, &flink.handle, 1));
+	EXPECT_EQ(0, bo_wait(fd, flink.handle));
+	close(fd);
 }
 
 TEST_F(uapi, submit_of_duplicated_handle_is_einval)
@@ -584,16 +612,16 @@ TEST_F(uapi, fdinfo_shows_where_the_buffers_are)
 
 	ASSERT_EQ(0, bo_create(self->fd, 2 * page, VTTM_PLACE_VRAM, &vram));
 	ASSERT_EQ(0, bo_create(self->fd, 3 * page, VTTM_PLACE_GTT, &gtt));
-	ASSERT_EQ(0, bo_create(self->fd, 5 * page, VTTM_PLACE_BOTH, &sys));
-	EXPECT_EQ(10 * page, fdinfo_size(self->fd,
-					 "drm-resident-system"));
+	EXPECT_EQ(5 * page, fdinfo_size(self->fd,
+					"drm-resident-system"));
 	EXPECT_EQ(0ULL, fdinfo_size(self->fd, "drm-resident-vram"));
 
-	/* The last one has no job yet: it stays in system memory. */
 	ASSERT_EQ(0, submit(self->fd, &vram, 1));
 	ASSERT_EQ(0, submit(self->fd, &gtt, 1));
 	ASSERT_EQ(0, bo_wait(self->fd, vram));
 	ASSERT_EQ(0, bo_wait(self->fd, gtt));
+	/* Created after the jobs, it stays in system memory until the next. */
+	ASSERT_EQ(0, bo_create(self->fd, 5 * page, VTTM_PLACE_BOTH, &sys));
 	EXPECT_EQ(2 * page, fdinfo_size(self->fd,
 					"drm-resident-vram"));
 	EXPECT_EQ(2 * page, fdinfo_size(self->fd,

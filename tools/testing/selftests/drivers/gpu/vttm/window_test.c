@@ -51,7 +51,10 @@ static void fill_vram_interleaved(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, bo_wait_all(fd, handles, n));
 }
 
-/* Bytes a contiguous buffer of @size evicts from the full, mixed VRAM. */
+/*
+ * Bytes a contiguous buffer of @size evicts from the full, mixed VRAM of
+ * another client: a job evicts none of its own client's buffers.
+ */
 static __u64 contiguous_evicts(struct __test_metadata *_metadata,
 			       const struct vttm_dev *dev, __u64 slot,
 			       __u64 size)
@@ -59,22 +62,25 @@ static __u64 contiguous_evicts(struct __test_metadata *_metadata,
 	struct vttm_stats before, after;
 	unsigned int n = dev->vram_size / slot;
 	__u32 *handles, h;
-	int fd;
+	int fd, evictor;
 
 	fd = vttm_open(dev);
 	ASSERT_LE(0, fd);
+	evictor = vttm_open(dev);
+	ASSERT_LE(0, evictor);
 	handles = calloc(n, sizeof(*handles));
 	ASSERT_NE(NULL, handles);
 
 	fill_vram_interleaved(_metadata, fd, slot, handles, n);
-	ASSERT_EQ(0, bo_create_flags(fd, size, VTTM_PLACE_VRAM,
+	ASSERT_EQ(0, bo_create_flags(evictor, size, VTTM_PLACE_VRAM,
 				     VTTM_BO_CONTIGUOUS, &h));
-	ASSERT_EQ(0, get_stats(fd, &before));
-	ASSERT_EQ(0, submit(fd, &h, 1));
-	ASSERT_EQ(0, get_stats(fd, &after));
-	ASSERT_EQ(0, bo_wait(fd, h));
+	ASSERT_EQ(0, get_stats(evictor, &before));
+	ASSERT_EQ(0, submit(evictor, &h, 1));
+	ASSERT_EQ(0, get_stats(evictor, &after));
+	ASSERT_EQ(0, bo_wait(evictor, h));
 
 	free(handles);
+	close(evictor);
 	close(fd);
 	return after.bytes_evicted_by - before.bytes_evicted_by;
 }

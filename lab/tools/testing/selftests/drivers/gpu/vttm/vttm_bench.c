@@ -85,7 +85,10 @@
  * defaults, or 0 and 0 for none), and TTM's evict_window parameter
  * (a contiguous buffer evicts the cheapest range). baseline has all four
  * off, which is 7.3's eviction; exec, levels, throttle and window add one
- * feature each to exec; all has every one. The report gives, per phase and for all
+ * feature each to exec; all has every one. Every mode validates as the
+ * device's debugfs file validation says, xe's exec by default, or as
+ * --validation sets it for the whole run; amdgpu's results are named
+ * SCENARIO@amdgpu. The report gives, per phase and for all
  * recorded frames, per client and in all: migrated bytes per frame,
  * modelled frame time, ping-pongs and failed submits, and the ratio of
  * each figure to the first mode run, baseline by default. A mode whose
@@ -232,6 +235,7 @@ enum knob {
 	K_HARD,
 	K_SOFT,
 	K_WINDOW,
+	K_VALIDATION,
 	K_COUNT
 };
 
@@ -241,6 +245,7 @@ static const char * const knob_names[K_COUNT] = {
 	[K_HARD] = "throttle_hard_ms",
 	[K_SOFT] = "throttle_soft_ms",
 	[K_WINDOW] = "evict_window",
+	[K_VALIDATION] = "validation",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -263,6 +268,8 @@ struct config {
 	const char *csv_path;
 	bool csv_stdout;
 	bool check_only;
+	/* The device's validation for the whole run, or NULL: as found. */
+	const char *validation;
 	unsigned int n_modes;
 	const struct bench_mode *modes[MAX_RUN_MODES];
 	unsigned int n_files;
@@ -2026,6 +2033,10 @@ static void print_usage(FILE *f)
 		"  -c, --csv PATH          write the per-frame CSV to PATH\n"
 		"      --csv-stdout        print the CSV to stdout, each line\n"
 		"                          prefixed \"" CSV_PFX "\"\n"
+		"      --validation NAME   validate jobs as xe or amdgpu does\n"
+		"                          (debugfs validation; default: as\n"
+		"                          found); amdgpu names the results\n"
+		"                          SCENARIO@amdgpu\n"
 		"  -h, --help              this help\n"
 		"\n"
 		"Exit status: 0 done, 1 error, 2 bad usage or scenario, 4 no\n"
@@ -2040,6 +2051,7 @@ enum {
 	OPT_LINK_GBS = 256,
 	OPT_CSV_STDOUT,
 	OPT_CHECK,
+	OPT_VALIDATION,
 };
 
 static const struct option long_opts[] = {
@@ -2056,6 +2068,7 @@ static const struct option long_opts[] = {
 	{ "link-gbs", required_argument, NULL, OPT_LINK_GBS },
 	{ "csv", required_argument, NULL, 'c' },
 	{ "csv-stdout", no_argument, NULL, OPT_CSV_STDOUT },
+	{ "validation", required_argument, NULL, OPT_VALIDATION },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -2126,6 +2139,10 @@ static int parse_args(struct config *cfg, int argc, char **argv)
 		case OPT_CSV_STDOUT:
 			ok = true;
 			cfg->csv_stdout = true;
+			break;
+		case OPT_VALIDATION:
+			ok = !strcmp(optarg, "xe") || !strcmp(optarg, "amdgpu");
+			cfg->validation = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -2217,6 +2234,13 @@ static int load_scenarios(const struct config *cfg, struct scenario **s)
 			return EXIT_USAGE;
 		if (cfg->warmup >= 0)
 			s[i]->phases[0].frames = cfg->warmup;
+		/* Each validation's figures under a name of their own. */
+		if (cfg->validation && strcmp(cfg->validation, "xe")) {
+			size_t n = strlen(s[i]->name);
+
+			snprintf(s[i]->name + n, sizeof(s[i]->name) - n, "@%s",
+				 cfg->validation);
+		}
 		for (p = 1; cfg->frames && p < s[i]->n_phases; p++)
 			s[i]->phases[p].frames = cfg->frames;
 	}
@@ -2416,6 +2440,11 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	find_knobs(&cfg);
+	if (cfg.validation && write_knob(&cfg, K_VALIDATION, cfg.validation)) {
+		bench_err("cannot set the device's validation to %s",
+			  cfg.validation);
+		return EXIT_ERROR;
+	}
 	print_config(&cfg);
 
 	if (cfg.csv_path) {
