@@ -434,14 +434,28 @@ struct ttm_lru_bulk_move_pos {
 };
 
 /**
+ * struct ttm_lru_bulk_levels - where the residency levels of ranges end
+ * @last: For each range of a bulk move, NULL while every resource in it
+ * joined at %TTM_RESIDENCY_NORMAL, else an array of %TTM_NUM_RESIDENCY
+ * entries: the last resource of each level, NULL where a level has none.
+ *
+ * Allocated for the ranges that need it only, since a driver uses few of
+ * the memory types and priorities a bulk move has room for.
+ */
+struct ttm_lru_bulk_levels {
+	struct ttm_resource **last[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY];
+};
+
+/**
  * struct ttm_lru_bulk_move
  * @pos: first/last lru entry for resources in the each domain/priority
  * @cursor_list: The list of cursors currently traversing any of
  * the sublists of @pos. Protected by the ttm device's lru_lock.
- * @level_last: last lru entry of each residency level inside each range of
- * @pos, NULL where a level has none. Protected by the ttm device's lru_lock.
- * Only adding, using and removing resources read it, so it is kept behind
- * what ttm_lru_bulk_move_tail() reads on every submission.
+ * @levels: Where the residency levels of each range of @pos end, or NULL
+ * until a BO of a level other than %TTM_RESIDENCY_NORMAL first needs them.
+ * Written under both the ttm device's lru_lock and the reservation the
+ * bulk move's BOs share, so either keeps it stable; freed by
+ * ttm_lru_bulk_move_fini().
  * @throttle: The eviction throttle of the client the bulk move belongs to,
  * or NULL; set by ttm_throttle_init().
  *
@@ -454,8 +468,7 @@ struct ttm_lru_bulk_move_pos {
 struct ttm_lru_bulk_move {
 	struct ttm_lru_bulk_move_pos pos[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY];
 	struct list_head cursor_list;
-	struct ttm_resource *level_last[TTM_NUM_MEM_TYPES][TTM_MAX_BO_PRIORITY]
-				       [TTM_NUM_RESIDENCY];
+	struct ttm_lru_bulk_levels *levels;
 	struct ttm_throttle *throttle;
 };
 
@@ -585,8 +598,13 @@ void ttm_lru_bulk_move_tail(struct ttm_lru_bulk_move *bulk);
 void ttm_lru_bulk_move_fini(struct ttm_device *bdev,
 			    struct ttm_lru_bulk_move *bulk);
 
+void ttm_lru_bulk_move_need_levels(struct ttm_buffer_object *bo,
+				   struct ttm_lru_bulk_move *bulk,
+				   u32 mem_type);
 void ttm_resource_add_bulk_move(struct ttm_resource *res,
 				struct ttm_buffer_object *bo);
+void ttm_resource_change_level(struct ttm_resource *res,
+			       struct ttm_buffer_object *bo);
 void ttm_resource_del_bulk_move(struct ttm_resource *res,
 				struct ttm_buffer_object *bo);
 void ttm_resource_del_bulk_move_unevictable(struct ttm_resource *res,

@@ -414,7 +414,10 @@ struct drm_xe_query_mem_regions {
  *      if a queue can be created with
  *      %DRM_XE_EXEC_QUEUE_SET_DISABLE_STATE_CACHE_PERF_FIX
  *    - %DRM_XE_QUERY_CONFIG_FLAG_HAS_RESIDENCY_PRIORITY - Flag is set if
- *      %DRM_IOCTL_XE_MADVISE takes %DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY
+ *      %DRM_IOCTL_XE_MADVISE takes %DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY for
+ *      VMs not in fault mode; a VM created with
+ *      %DRM_XE_VM_CREATE_FLAG_FAULT_MODE gets -EOPNOTSUPP whether or not
+ *      the flag is set
  *  - %DRM_XE_QUERY_CONFIG_MIN_ALIGNMENT - Minimal memory alignment
  *    required by this device, typically SZ_4K or SZ_64K
  *  - %DRM_XE_QUERY_CONFIG_VA_BITS - Maximum bits of a virtual address
@@ -2379,8 +2382,11 @@ struct drm_xe_madvise {
 		 * Used when @type == DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY.
 		 *
 		 * Sets how much the VM wants each of its BOs that has a
-		 * mapping in the range to stay where it is, for the whole BO.
-		 * When the device runs out of VRAM, the VM's BOs of the lowest
+		 * mapping in the range to stay where it is. The priority is
+		 * the BO's, not the mapping's: a BO whose mapping only partly
+		 * overlaps the range gets it as a whole, and so do its other
+		 * mappings. When the device runs out of VRAM, the VM's BOs of
+		 * the lowest
 		 * priority are evicted first, and when the system runs out of
 		 * memory, swapped out first. The priority orders the BOs of
 		 * one VM only: it never makes a BO go before the BOs of a VM
@@ -2388,9 +2394,14 @@ struct drm_xe_madvise {
 		 * %DRM_XE_RESIDENCY_PRIORITY_NORMAL.
 		 *
 		 * It applies to the BOs private to the VM (created with its
-		 * vm_id). Other BOs in the range, shared or imported ones,
-		 * keep their priority: they are not ordered against the VM's
-		 * own. A VM in fault mode gets -EOPNOTSUPP.
+		 * vm_id), which are ordered against each other. A range that
+		 * maps any other BO, shared or imported, is rejected with
+		 * -EINVAL and changes nothing: such a BO is not ordered
+		 * against the VM's own, so the priority could not do what it
+		 * says. Mappings without a BO (userptr, NULL bindings) are
+		 * left alone. A change of priority is not a use: a BO set to
+		 * a lower priority is the first of that priority to go. A VM
+		 * in fault mode gets -EOPNOTSUPP.
 		 *
 		 * Documentation/gpu/xe/xe_residency.rst gives the mapping from
 		 * Vulkan and D3D12 priorities.

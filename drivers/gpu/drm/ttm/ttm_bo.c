@@ -112,6 +112,9 @@ void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 	if (bo->bulk_move == bulk)
 		return;
 
+	if (bulk && bo->resource && bo->residency != TTM_RESIDENCY_NORMAL)
+		ttm_lru_bulk_move_need_levels(bo, bulk, bo->resource->mem_type);
+
 	spin_lock(&bo->bdev->lru_lock);
 	if (bo->resource)
 		ttm_resource_del_bulk_move(bo->resource, bo);
@@ -128,13 +131,17 @@ EXPORT_SYMBOL(ttm_bo_set_bulk_move);
  * @residency: The new level. Callers check a level that comes from
  * userspace: an invalid one WARNs and changes nothing.
  *
- * Changing the level is a use: the BO's resource goes to the tail of its
- * new level in the bulk move, since the client has just named it. Setting
- * the level the BO has changes nothing. A BO outside a bulk move, or
- * pinned, keeps the level for when it joins one. ttm_bo_init_reserved()
+ * Changing the level is not a use: the BO's resource goes to the front of
+ * its new level in the bulk move, so that a BO set to a lower level is the
+ * first of that level to go, and its next use moves it to the level's end.
+ * Setting the level the BO has changes nothing. A BO outside a bulk move,
+ * or pinned, keeps the level for when it joins one. ttm_bo_init_reserved()
  * starts every BO at %TTM_RESIDENCY_NORMAL.
  *
- * Context: Takes the LRU lock.
+ * The first BO of a bulk move's range to leave NORMAL allocates where the
+ * range's levels end; without memory, the range keeps LRU order.
+ *
+ * Context: May sleep; takes the LRU lock.
  */
 void ttm_bo_set_residency(struct ttm_buffer_object *bo,
 			  enum ttm_residency residency)
@@ -145,12 +152,14 @@ void ttm_bo_set_residency(struct ttm_buffer_object *bo,
 	    bo->residency == residency)
 		return;
 
+	if (bo->bulk_move && bo->resource && residency != TTM_RESIDENCY_NORMAL)
+		ttm_lru_bulk_move_need_levels(bo, bo->bulk_move,
+					      bo->resource->mem_type);
+
 	spin_lock(&bo->bdev->lru_lock);
-	if (bo->resource)
-		ttm_resource_del_bulk_move(bo->resource, bo);
 	bo->residency = residency;
 	if (bo->resource)
-		ttm_resource_add_bulk_move(bo->resource, bo);
+		ttm_resource_change_level(bo->resource, bo);
 	spin_unlock(&bo->bdev->lru_lock);
 }
 EXPORT_SYMBOL(ttm_bo_set_residency);

@@ -27,6 +27,7 @@
 #include <linux/io-mapping.h>
 #include <linux/iosys-map.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
 #include <linux/cgroup_dmem.h>
 
 #include <drm/ttm/ttm_bo.h>
@@ -64,10 +65,16 @@
  * BOs of an idle client: it orders a client's own memory only. It has no
  * effect on BOs outside a bulk move, or pinned, until they join one.
  *
- * A bulk move keeps where each level of each range ends. Using a resource
- * and removing it cost O(1), as before; adding one to an empty level looks
- * at the levels below it. None of it depends on the number of BOs, and
- * ttm_lru_bulk_move_tail() moves each range as one, as before.
+ * A level change is not a use: the BO goes to the front of its new level,
+ * and its next use moves it to the level's end.
+ *
+ * A range of a bulk move (one memory type and priority) whose BOs are all
+ * NORMAL is a plain LRU range, as before. When a BO of another level first
+ * joins it, the range gets where each of its levels ends, allocated then
+ * (ttm_lru_bulk_move_need_levels()) and freed with the bulk move. Using a
+ * resource and removing it cost O(1), as before; adding one to an empty
+ * level looks at the levels below it. None of it depends on the number of
+ * BOs, and ttm_lru_bulk_move_tail() moves each range as one, as before.
  */
 
 /* Detach the cursor from the bulk move list */
@@ -168,16 +175,82 @@ EXPORT_SYMBOL(ttm_lru_bulk_move_init);
  * @bulk: the structure to finalize
  *
  * Sanity checks that bulk moves don't have any
- * resources left and hence no cursors attached.
+ * resources left and hence no cursors attached, and frees the level ends
+ * the bulk move allocated.
  */
 void ttm_lru_bulk_move_fini(struct ttm_device *bdev,
 			    struct ttm_lru_bulk_move *bulk)
 {
+	struct ttm_lru_bulk_levels *levels;
+	unsigned int i, j;
+
 	spin_lock(&bdev->lru_lock);
 	ttm_bulk_move_drop_cursors(bulk);
+	levels = bulk->levels;
+	bulk->levels = NULL;
 	spin_unlock(&bdev->lru_lock);
+
+	if (!levels)
+		return;
+	for (i = 0; i < TTM_NUM_MEM_TYPES; ++i)
+		for (j = 0; j < TTM_MAX_BO_PRIORITY; ++j)
+			kfree(levels->last[i][j]);
+	kfree(levels);
 }
 EXPORT_SYMBOL(ttm_lru_bulk_move_fini);
+
+/**
+ * ttm_lru_bulk_move_need_levels - let a range of a bulk move hold levels
+ * @bo: The buffer object, reserved, whose level is about to matter.
+ * @bulk: The bulk move @bo is in or is about to join.
+ * @mem_type: The memory type of the resource that joins @bulk.
+ *
+ * Allocates where the residency levels of @bulk's range of @mem_type and
+ * @bo's priority end, unless the range has them. A range without them has
+ * only resources that joined at %TTM_RESIDENCY_NORMAL: each resource that
+ * joins it is ordered as NORMAL, whatever its BO's level, until a later
+ * call finds memory. So without memory only the order degrades, to plain
+ * LRU order.
+ *
+ * Context: May sleep; takes the LRU lock.
+ */
+void ttm_lru_bulk_move_need_levels(struct ttm_buffer_object *bo,
+				   struct ttm_lru_bulk_move *bulk,
+				   u32 mem_type)
+{
+	struct ttm_device *bdev = bo->bdev;
+	unsigned int prio = bo->priority;
+	struct ttm_lru_bulk_levels *levels = NULL;
+	struct ttm_resource **last = NULL;
+
+	/*
+	 * The level ends are written only here and by the bulk move's end,
+	 * under the reservation all of its BOs share, which is held: they
+	 * can be read without the LRU lock.
+	 */
+	dma_resv_assert_held(bo->base.resv);
+	if (bulk->levels && bulk->levels->last[mem_type][prio])
+		return;
+
+	levels = kzalloc_obj(*levels, GFP_KERNEL);
+	last = kzalloc_objs(*last, TTM_NUM_RESIDENCY, GFP_KERNEL);
+
+	spin_lock(&bdev->lru_lock);
+	if (!bulk->levels && levels) {
+		bulk->levels = levels;
+		levels = NULL;
+	}
+	if (bulk->levels && last && !bulk->levels->last[mem_type][prio]) {
+		/* Every resource in the range joined at NORMAL. */
+		last[TTM_RESIDENCY_NORMAL] = bulk->pos[mem_type][prio].last;
+		bulk->levels->last[mem_type][prio] = last;
+		last = NULL;
+	}
+	spin_unlock(&bdev->lru_lock);
+
+	kfree(levels);
+	kfree(last);
+}
 
 /**
  * ttm_lru_bulk_move_tail - bulk move range of resources to the LRU tail.
@@ -243,38 +316,57 @@ static struct ttm_resource *ttm_lru_next_res(struct ttm_resource *cur)
 	return ttm_lru_item_to_res(lru);
 }
 
-/* Return where each residency level of this resource's range ends */
+/* Move the resource to the tail of the bulk move range */
+static void ttm_lru_bulk_move_pos_tail(struct ttm_lru_bulk_move_pos *pos,
+				       struct ttm_resource *res)
+{
+	if (pos->last != res) {
+		if (pos->first == res)
+			pos->first = ttm_lru_next_res(res);
+		list_move(&res->lru.link, &pos->last->lru.link);
+		pos->last = res;
+	}
+}
+
+/*
+ * Return where each residency level of this resource's range ends, or NULL
+ * if the range holds NORMAL resources only.
+ */
 static struct ttm_resource **
 ttm_lru_bulk_move_levels(struct ttm_lru_bulk_move *bulk,
 			 struct ttm_resource *res)
 {
-	return bulk->level_last[res->mem_type][res->bo->priority];
+	if (!bulk->levels)
+		return NULL;
+	return bulk->levels->last[res->mem_type][res->bo->priority];
 }
 
 /*
- * Put a resource that joins the range at the end of its level: behind the
- * level's last resource, or, when the level is empty, behind the highest
- * level below it, or else in front of the range.
+ * Put a resource that joins the range into its level: at the level's end,
+ * behind its last resource, or, with @front, at its front. Behind the
+ * highest level below it when the level has nothing in the way, or else
+ * in front of the range.
  */
 static void ttm_lru_bulk_move_join_level(struct ttm_lru_bulk_move_pos *pos,
 					 struct ttm_resource **levels,
-					 struct ttm_resource *res)
+					 struct ttm_resource *res, bool front)
 {
+	int level = res->residency;
 	int i;
 
-	for (i = res->residency; i >= 0; i--) {
+	for (i = front ? level - 1 : level; i >= 0; i--) {
 		if (levels[i]) {
 			list_move(&res->lru.link, &levels[i]->lru.link);
 			if (pos->last == levels[i])
 				pos->last = res;
-			levels[res->residency] = res;
-			return;
+			goto joined;
 		}
 	}
-
 	list_move_tail(&res->lru.link, &pos->first->lru.link);
 	pos->first = res;
-	levels[res->residency] = res;
+joined:
+	if (!front || !levels[level])
+		levels[level] = res;
 }
 
 /* The resource before this one if it is in the same level, else NULL */
@@ -291,21 +383,29 @@ ttm_lru_bulk_move_prev_in_level(struct ttm_lru_bulk_move_pos *pos,
 	return prev->residency == res->residency ? prev : NULL;
 }
 
-/* Add the resource to a bulk_move cursor, in its BO's level */
+/*
+ * Add the resource to a bulk_move cursor, in its BO's level if the range
+ * holds levels, else as NORMAL; at the level's end, or with @front at its
+ * front.
+ */
 static void ttm_lru_bulk_move_add(struct ttm_lru_bulk_move *bulk,
-				  struct ttm_resource *res)
+				  struct ttm_resource *res, bool front)
 {
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
 	struct ttm_resource **levels = ttm_lru_bulk_move_levels(bulk, res);
 
-	res->residency = res->bo->residency;
+	res->residency = levels ? res->bo->residency : TTM_RESIDENCY_NORMAL;
 	if (!pos->first) {
 		pos->first = res;
 		pos->last = res;
-		levels[res->residency] = res;
+		if (levels)
+			levels[res->residency] = res;
 	} else {
 		WARN_ON(pos->first->bo->base.resv != res->bo->base.resv);
-		ttm_lru_bulk_move_join_level(pos, levels, res);
+		if (levels)
+			ttm_lru_bulk_move_join_level(pos, levels, res, front);
+		else
+			ttm_lru_bulk_move_pos_tail(pos, res);
 	}
 }
 
@@ -320,11 +420,12 @@ static void ttm_lru_bulk_move_del(struct ttm_lru_bulk_move *bulk,
 		     (pos->first == res && pos->last == res))) {
 		pos->first = NULL;
 		pos->last = NULL;
-		memset(levels, 0, sizeof(*levels) * TTM_NUM_RESIDENCY);
+		if (levels)
+			memset(levels, 0, sizeof(*levels) * TTM_NUM_RESIDENCY);
 		return;
 	}
 
-	if (levels[res->residency] == res)
+	if (levels && levels[res->residency] == res)
 		levels[res->residency] = ttm_lru_bulk_move_prev_in_level(pos, res);
 
 	if (pos->first == res) {
@@ -346,13 +447,18 @@ static void ttm_lru_bulk_move_use(struct ttm_lru_bulk_move *bulk,
 {
 	struct ttm_lru_bulk_move_pos *pos = ttm_lru_bulk_move_pos(bulk, res);
 	struct ttm_resource **levels = ttm_lru_bulk_move_levels(bulk, res);
-	struct ttm_resource *last = levels[res->residency];
+	struct ttm_resource *last;
 
-	if (unlikely(res->residency != res->bo->residency)) {
-		ttm_lru_bulk_move_del(bulk, res);
-		ttm_lru_bulk_move_add(bulk, res);
+	if (!levels) {
+		ttm_lru_bulk_move_pos_tail(pos, res);
 		return;
 	}
+	if (unlikely(res->residency != res->bo->residency)) {
+		ttm_lru_bulk_move_del(bulk, res);
+		ttm_lru_bulk_move_add(bulk, res, false);
+		return;
+	}
+	last = levels[res->residency];
 	if (last == res)
 		return;
 
@@ -389,7 +495,23 @@ void ttm_resource_add_bulk_move(struct ttm_resource *res,
 				struct ttm_buffer_object *bo)
 {
 	if (bo->bulk_move && !ttm_resource_unevictable(res, bo))
-		ttm_lru_bulk_move_add(bo->bulk_move, res);
+		ttm_lru_bulk_move_add(bo->bulk_move, res, false);
+}
+
+/*
+ * Move a resource of a BO whose level changed to the front of its new
+ * level: a level change is not a use, and a BO set to a lower level is
+ * the first of that level to go. A range without levels keeps its order.
+ */
+void ttm_resource_change_level(struct ttm_resource *res,
+			       struct ttm_buffer_object *bo)
+{
+	if (!bo->bulk_move || ttm_resource_unevictable(res, bo) ||
+	    !ttm_lru_bulk_move_levels(bo->bulk_move, res))
+		return;
+
+	ttm_lru_bulk_move_del(bo->bulk_move, res);
+	ttm_lru_bulk_move_add(bo->bulk_move, res, true);
 }
 
 /* Remove the resource from a bulk move if the BO is configured for it */
@@ -532,6 +654,10 @@ int ttm_resource_alloc(struct ttm_buffer_object *bo,
 	struct ttm_resource_manager *man =
 		ttm_manager_type(bo->bdev, place->mem_type);
 	int ret;
+
+	if (bo->bulk_move && bo->residency != TTM_RESIDENCY_NORMAL)
+		ttm_lru_bulk_move_need_levels(bo, bo->bulk_move,
+					      place->mem_type);
 
 	ret = man->func->alloc(man, bo, place, res_ptr);
 	if (ret)

@@ -277,9 +277,8 @@ static_assert(DRM_XE_RESIDENCY_PRIORITY_MAXIMUM == TTM_RESIDENCY_MAXIMUM);
  *
  * The priority belongs to the BO, not to the mapping: a BO with a mapping in
  * the range gets it as a whole. Only BOs private to @vm share its LRU bulk
- * move, where TTM orders eviction and swap-out by priority; shared and
- * imported BOs are left alone, so that no importer reorders another
- * client's memory. Fault-mode VMs, whose BOs are in no bulk move, are
+ * move, where TTM orders eviction and swap-out by priority; a range with
+ * any other BO, and a fault-mode VM, whose BOs are in no bulk move, are
  * refused before this runs.
  */
 static void madvise_residency(struct xe_device *xe, struct xe_vm *vm,
@@ -294,12 +293,31 @@ static void madvise_residency(struct xe_device *xe, struct xe_vm *vm,
 	for (i = 0; i < num_vmas; i++) {
 		struct xe_bo *bo = xe_vma_bo(vmas[i]);
 
-		if (!bo || bo->vm != vm)
+		if (!bo)
 			continue;
 
 		xe_bo_assert_held(bo);
 		ttm_bo_set_residency(&bo->ttm, op->residency.val);
 	}
+}
+
+/*
+ * Whether every BO mapped in the range is private to @vm, so that the
+ * priority orders it against the VM's other BOs. bo->vm is set at creation
+ * and never changes, so no lock is needed.
+ */
+static bool residency_bos_are_private(struct xe_vm *vm, struct xe_vma **vmas,
+				      int num_vmas)
+{
+	int i;
+
+	for (i = 0; i < num_vmas; i++) {
+		struct xe_bo *bo = xe_vma_bo(vmas[i]);
+
+		if (bo && bo->vm != vm)
+			return false;
+	}
+	return true;
 }
 
 typedef void (*madvise_func)(struct xe_device *xe, struct xe_vm *vm,
@@ -748,6 +766,13 @@ int xe_vm_madvise_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 	}
 
 	if (madvise_range.has_bo_vmas) {
+		if (XE_IOCTL_DBG(xe, args->type == DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY &&
+				 !residency_bos_are_private(vm, madvise_range.vmas,
+							    madvise_range.num_vmas))) {
+			err = -EINVAL;
+			goto free_vmas;
+		}
+
 		if (args->type == DRM_XE_MEM_RANGE_ATTR_ATOMIC) {
 			if (!check_bo_args_are_sane(vm, madvise_range.vmas,
 						    madvise_range.num_vmas,

@@ -6,6 +6,8 @@
 
 #include <kunit/test.h>
 
+#include <drm/ttm/ttm_device.h>
+
 #include "xe_kunit_helpers.h"
 
 static struct drm_xe_madvise residency_args(u32 val)
@@ -127,6 +129,108 @@ static void residency_leaves_mappings_alone(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, madvise_range_splits_vmas(&args));
 }
 
+/**
+ * struct residency_fake - what madvise_residency() reads of a VM's range
+ * @bdev: Only its LRU lock, which ttm_bo_set_residency() takes.
+ * @resv: The reservation object the BOs share, locked around each call as
+ * madvise's drm_exec holds it.
+ * @vm: The VM, compared by address only.
+ * @other: Another VM, as the owner of a shared BO has.
+ * @bo: Three BOs, in no bulk move and without a resource.
+ * @vma: Four mappings: of bo[0] twice (a partial overlap at each end), of
+ * bo[1], and one without a BO, as a userptr or NULL binding has.
+ * @vmas: The mappings, as get_vmas() hands them over.
+ */
+struct residency_fake {
+	struct ttm_device bdev;
+	struct dma_resv resv;
+	struct xe_vm vm, other;
+	struct xe_bo bo[3];
+	struct xe_vma vma[4];
+	struct xe_vma *vmas[4];
+};
+
+static void residency_fake_exit(void *data)
+{
+	struct residency_fake *f = data;
+
+	dma_resv_fini(&f->resv);
+}
+
+static struct residency_fake *residency_fake(struct kunit *test)
+{
+	struct residency_fake *f;
+	int i, ret;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	spin_lock_init(&f->bdev.lru_lock);
+	dma_resv_init(&f->resv);
+	ret = kunit_add_action_or_reset(test, residency_fake_exit, f);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	f->vm.xe = test->priv;
+	for (i = 0; i < ARRAY_SIZE(f->bo); i++) {
+		f->bo[i].ttm.bdev = &f->bdev;
+		f->bo[i].ttm.base.resv = &f->resv;
+		f->bo[i].ttm.residency = TTM_RESIDENCY_NORMAL;
+		f->bo[i].vm = &f->vm;
+	}
+	f->vma[0].gpuva.gem.obj = &f->bo[0].ttm.base;
+	f->vma[1].gpuva.gem.obj = &f->bo[0].ttm.base;
+	f->vma[2].gpuva.gem.obj = &f->bo[1].ttm.base;
+	for (i = 0; i < ARRAY_SIZE(f->vma); i++)
+		f->vmas[i] = &f->vma[i];
+	return f;
+}
+
+static void residency_apply(struct residency_fake *f, u32 val)
+{
+	struct drm_xe_madvise args = residency_args(val);
+
+	dma_resv_lock(&f->resv, NULL);
+	madvise_residency(f->vm.xe, &f->vm, f->vmas, ARRAY_SIZE(f->vmas),
+			  &args, NULL);
+	dma_resv_unlock(&f->resv);
+}
+
+/*
+ * Each BO mapped in the range gets the level, whole, however many of its
+ * mappings the range overlaps; a BO outside the range keeps its own.
+ */
+static void residency_sets_each_bo_in_the_range(struct kunit *test)
+{
+	struct residency_fake *f = residency_fake(test);
+
+	residency_apply(f, DRM_XE_RESIDENCY_PRIORITY_HIGH);
+	KUNIT_EXPECT_EQ(test, f->bo[0].ttm.residency, TTM_RESIDENCY_HIGH);
+	KUNIT_EXPECT_EQ(test, f->bo[1].ttm.residency, TTM_RESIDENCY_HIGH);
+	KUNIT_EXPECT_EQ(test, f->bo[2].ttm.residency, TTM_RESIDENCY_NORMAL);
+
+	residency_apply(f, DRM_XE_RESIDENCY_PRIORITY_MINIMUM);
+	KUNIT_EXPECT_EQ(test, f->bo[0].ttm.residency, TTM_RESIDENCY_MINIMUM);
+	KUNIT_EXPECT_EQ(test, f->bo[1].ttm.residency, TTM_RESIDENCY_MINIMUM);
+	KUNIT_EXPECT_EQ(test, f->bo[2].ttm.residency, TTM_RESIDENCY_NORMAL);
+}
+
+/* A range that maps a BO of another VM, or an imported one, is refused. */
+static void residency_refuses_bos_not_private(struct kunit *test)
+{
+	struct residency_fake *f = residency_fake(test);
+
+	KUNIT_EXPECT_TRUE(test, residency_bos_are_private(&f->vm, f->vmas,
+							  ARRAY_SIZE(f->vmas)));
+
+	f->vma[3].gpuva.gem.obj = &f->bo[2].ttm.base;
+	f->bo[2].vm = &f->other;
+	KUNIT_EXPECT_FALSE(test, residency_bos_are_private(&f->vm, f->vmas,
+							   ARRAY_SIZE(f->vmas)));
+	f->bo[2].vm = NULL;
+	KUNIT_EXPECT_FALSE(test, residency_bos_are_private(&f->vm, f->vmas,
+							   ARRAY_SIZE(f->vmas)));
+	/* The range without that mapping is the VM's own again. */
+	KUNIT_EXPECT_TRUE(test, residency_bos_are_private(&f->vm, f->vmas, 3));
+}
+
 static struct kunit_case xe_vm_madvise_residency_cases[] = {
 	KUNIT_CASE(residency_takes_each_level),
 	KUNIT_CASE(residency_rejects_levels_out_of_range),
@@ -135,6 +239,8 @@ static struct kunit_case xe_vm_madvise_residency_cases[] = {
 	KUNIT_CASE(residency_is_the_last_type),
 	KUNIT_CASE(madvise_rejects_extensions),
 	KUNIT_CASE(residency_leaves_mappings_alone),
+	KUNIT_CASE(residency_sets_each_bo_in_the_range),
+	KUNIT_CASE(residency_refuses_bos_not_private),
 	{}
 };
 

@@ -158,7 +158,8 @@ struct drm_vttm_wait {
  * @handle: In: the buffer.
  * @level: In: %VTTM_RESIDENCY_MINIMUM to %VTTM_RESIDENCY_MAXIMUM. Every
  *	buffer starts at %VTTM_RESIDENCY_NORMAL.
- * Changing the level counts as a use of the buffer.
+ * Changing the level is not a use: the buffer goes to the front of its
+ * new level, the first of that level to be evicted.
  * Return: 0, -EINVAL for a level out of range, -ENOENT for an unknown
  * handle, -EINTR if interrupted. A call that fails changes nothing.
  */
