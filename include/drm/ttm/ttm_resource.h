@@ -453,9 +453,10 @@ struct ttm_lru_bulk_levels {
  * the sublists of @pos. Protected by the ttm device's lru_lock.
  * @levels: Where the residency levels of each range of @pos end, or NULL
  * until a BO of a level other than %TTM_RESIDENCY_NORMAL first needs them.
- * Written under both the ttm device's lru_lock and the reservation the
- * bulk move's BOs share, so either keeps it stable; freed by
- * ttm_lru_bulk_move_fini().
+ * Set, like the range pointers in it, by ttm_lru_bulk_move_need_levels()
+ * under both the ttm device's lru_lock and the reservation the bulk move's
+ * BOs share; the level ends inside a range change under lru_lock. Freed
+ * by ttm_lru_bulk_move_fini().
  * @throttle: The eviction throttle of the client the bulk move belongs to,
  * or NULL; set by ttm_throttle_init().
  *

@@ -415,9 +415,8 @@ struct drm_xe_query_mem_regions {
  *      %DRM_XE_EXEC_QUEUE_SET_DISABLE_STATE_CACHE_PERF_FIX
  *    - %DRM_XE_QUERY_CONFIG_FLAG_HAS_RESIDENCY_PRIORITY - Flag is set if
  *      %DRM_IOCTL_XE_MADVISE takes %DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY for
- *      VMs not in fault mode; a VM created with
- *      %DRM_XE_VM_CREATE_FLAG_FAULT_MODE gets -EOPNOTSUPP whether or not
- *      the flag is set
+ *      VMs not in fault mode; with the flag set, a VM created with
+ *      %DRM_XE_VM_CREATE_FLAG_FAULT_MODE gets -EOPNOTSUPP for it
  *  - %DRM_XE_QUERY_CONFIG_MIN_ALIGNMENT - Minimal memory alignment
  *    required by this device, typically SZ_4K or SZ_64K
  *  - %DRM_XE_QUERY_CONFIG_VA_BITS - Maximum bits of a virtual address

@@ -103,6 +103,9 @@ EXPORT_SYMBOL(ttm_bo_move_to_lru_tail);
  * never separated. This is enforces by setting the bulk_move structure on a BO.
  * ttm_lru_bulk_move_tail() should be used to move all resources to the tail of
  * their LRU list.
+ *
+ * Context: May sleep, to allocate the level ends of the range @bo's
+ * resource joins when @bo's residency level is not NORMAL.
  */
 void ttm_bo_set_bulk_move(struct ttm_buffer_object *bo,
 			  struct ttm_lru_bulk_move *bulk)

@@ -224,16 +224,22 @@ void ttm_lru_bulk_move_need_levels(struct ttm_buffer_object *bo,
 	struct ttm_resource **last = NULL;
 
 	/*
-	 * The level ends are written only here and by the bulk move's end,
-	 * under the reservation all of its BOs share, which is held: they
-	 * can be read without the LRU lock.
+	 * Only this function sets @bulk->levels and the range pointers in
+	 * it, with the reservation all of the bulk move's BOs share held, as
+	 * it is here; ttm_lru_bulk_move_fini() clears them once the bulk
+	 * move is empty. So both can be read without the LRU lock.
 	 */
 	dma_resv_assert_held(bo->base.resv);
+	might_sleep();
 	if (bulk->levels && bulk->levels->last[mem_type][prio])
 		return;
 
-	levels = kzalloc_obj(*levels, GFP_KERNEL);
-	last = kzalloc_objs(*last, TTM_NUM_RESIDENCY, GFP_KERNEL);
+	/* Optional memory: without it, the range keeps LRU order. */
+	if (!bulk->levels)
+		levels = kzalloc_obj(*levels, GFP_KERNEL | __GFP_NOWARN |
+				     __GFP_NORETRY);
+	last = kzalloc_objs(*last, TTM_NUM_RESIDENCY, GFP_KERNEL |
+			    __GFP_NOWARN | __GFP_NORETRY);
 
 	spin_lock(&bdev->lru_lock);
 	if (!bulk->levels && levels) {

@@ -684,6 +684,7 @@ int xe_vm_madvise_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 	struct xe_vm *vm;
 	struct drm_exec exec;
 	int err, attr_type;
+	bool notifier_locked;
 	bool do_retained;
 
 	vm = xe_vm_lookup(xef, args->vm_id);
@@ -808,7 +809,14 @@ int xe_vm_madvise_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		}
 	}
 
-	if (madvise_range.has_svm_userptr_vmas) {
+	/*
+	 * A residency priority touches no userptr or SVM state, and may
+	 * allocate TTM's level ends, which must not happen under the
+	 * notifier lock that reclaim takes.
+	 */
+	notifier_locked = madvise_range.has_svm_userptr_vmas &&
+			  args->type != DRM_XE_VMA_ATTR_RESIDENCY_PRIORITY;
+	if (notifier_locked) {
 		err = xe_svm_notifier_lock_interruptible(vm);
 		if (err)
 			goto err_fini;
@@ -829,7 +837,7 @@ int xe_vm_madvise_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		err = xe_vm_invalidate_madvise_range(vm, madvise_range.addr,
 						     madvise_range.addr + args->range);
 
-	if (madvise_range.has_svm_userptr_vmas)
+	if (notifier_locked)
 		xe_svm_notifier_unlock(vm);
 
 err_fini:
